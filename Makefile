@@ -1,0 +1,102 @@
+# kpgo — profile-guided kernels as distro packages.
+# `make` builds build/kpgo; `make check` builds and runs every test.
+
+VERSION := 0.1.0
+CC ?= gcc
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+B := build
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+	-Wformat=2 -Wno-format-nonliteral
+KPGO_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -DKPGO_VERSION='"$(VERSION)"' \
+	-Isrc/lib -Isrc -MMD -MP
+LIBS := $(shell pkg-config --libs libarchive libcrypto 2>/dev/null || echo -larchive -lcrypto)
+
+ifneq ($(SANITIZE),)
+KPGO_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+ifneq ($(WERROR),)
+KPGO_CFLAGS += -Werror
+endif
+
+LIB_SRC := $(sort $(wildcard src/lib/*.c))
+CMD_SRC := $(sort $(wildcard src/cmd/*.c)) src/kpgo.c
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tests/%)
+
+all: $(B)/kpgo
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KPGO_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/libkpgo.a: $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/kpgo: $(CMD_OBJ) $(B)/libkpgo.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libkpgo.a $(LIBS)
+
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/tap.h $(B)/libkpgo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(KPGO_CFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
+
+$(B)/tests/%: tests/tools/%.c $(B)/libkpgo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(KPGO_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
+
+tools: $(TOOL_BIN)
+
+# --- tests -------------------------------------------------------------
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_CC ?= clang
+
+check: unit cli fuzz-smoke
+
+unit: $(UNIT_BIN)
+	prove --exec '' $(UNIT_BIN)
+
+cli: $(B)/kpgo $(TOOL_BIN)
+	KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests \
+		prove --exec 'bats --tap' $(sort $(wildcard tests/cli/*.bats))
+
+# libFuzzer targets, built with clang; each runs FUZZ_SECONDS from its seeds.
+fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz-%)
+
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Isrc/lib -g -O1 -fsanitize=fuzzer,address,undefined \
+		$< $(LIB_SRC) -o $@ $(LIBS)
+
+fuzz-smoke: fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(B)/fuzz/corpus-$$t; \
+		$(B)/tests/fuzz-seeds $$t $(B)/fuzz/corpus-$$t 2>/dev/null || true; \
+		echo "fuzz $$t for $(FUZZ_SECONDS)s"; \
+		$(B)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-print_final_stats=0 $(B)/fuzz/corpus-$$t 2>$(B)/fuzz/$$t.log || \
+			{ tail -40 $(B)/fuzz/$$t.log; exit 1; }; \
+	done
+	@echo "fuzz: ok"
+
+# --- install -----------------------------------------------------------
+install: $(B)/kpgo
+	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all check unit cli fuzz fuzz-smoke install clean tools
+.DELETE_ON_ERROR:
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

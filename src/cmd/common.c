@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cmd/cmd.h"
+#include "util.h"
+
+int verbosity = 1;
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kpgo: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 1)
+		return;
+	fputs("kpgo: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void note(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < level)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kpgo %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'kpgo %s --help'\n", cmd);
+	return EXIT_USAGE;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void kernel_release(char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0)
+		snprintf(buf, len, "%s", u.release);
+	else
+		snprintf(buf, len, "%s", "");
+}
+
+void machine_arch(char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0)
+		snprintf(buf, len, "%s", u.machine);
+	else
+		snprintf(buf, len, "%s", "");
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+int read_build_id(const char *notes_path, char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t pos = 0;
+	int r;
+
+	buf[0] = '\0';
+	r = kpgo_read_file(notes_path, &sb, 1 << 20);
+	if (r)
+		goto out;
+	r = -ENOENT;
+	/* ELF notes: namesz, descsz, type, name and desc each padded to 4. */
+	while (sb.len - pos >= 12) {
+		const unsigned char *p = (const unsigned char *)sb.buf + pos;
+		uint32_t namesz = rd32(p), descsz = rd32(p + 4), type = rd32(p + 8);
+		size_t nlen = ((size_t)namesz + 3) & ~(size_t)3;
+		size_t dlen = ((size_t)descsz + 3) & ~(size_t)3;
+
+		if (nlen > sb.len - pos - 12 || dlen > sb.len - pos - 12 - nlen)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(p + 12, "GNU", 4) && descsz > 0 &&
+		    2 * (size_t)descsz < len && descsz <= 64) {
+			kpgo_hex(p + 12 + nlen, descsz, buf);
+			r = 0;
+			break;
+		}
+		pos += 12 + nlen + dlen;
+	}
+out:
+	strbuf_release(&sb);
+	return r;
+}

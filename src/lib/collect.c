@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+
+#define MAX_DEPTH 64
+#define GCDA_FILE_MAX (256u << 20)
+
+struct walk {
+	struct kpgo_profile *p;
+	struct kpgo_collect_stats *st;
+	struct strbuf path; /* relative to the top, "" at the top */
+	struct strbuf data;
+	const char *top;
+	struct kpgo_error *err;
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && !strcmp(s + n - m, suffix);
+}
+
+static int read_one(struct walk *w, int dirfd, const char *name)
+{
+	struct kpgo_gcda g;
+	char *dup;
+	int fd, r;
+
+	if (!kpgo_object_path_ok(w->path.buf))
+		return kpgo_error_set(w->err, -EINVAL, "refusing odd file name '%s/%s'", w->top,
+				      w->path.buf);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			w->st->vanished++;
+			return 0;
+		}
+		return kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top, w->path.buf,
+				      strerror(errno));
+	}
+	strbuf_reset(&w->data);
+	r = kpgo_read_fd(fd, &w->data, GCDA_FILE_MAX);
+	close(fd);
+	if (r == -ENODEV || r == -ENOENT) {
+		w->st->vanished++;
+		return 0;
+	}
+	if (r)
+		return kpgo_error_set(w->err, r, "cannot read '%s/%s': %s", w->top, w->path.buf,
+				      strerror(-r));
+	if (w->data.len == 0) {
+		/* A module's data can disappear between open and read. */
+		w->st->vanished++;
+		return 0;
+	}
+	if (w->p->n >= 200000)
+		return kpgo_error_set(w->err, -E2BIG, "more than 200000 .gcda files below '%s'",
+				      w->top);
+	r = kpgo_gcda_parse(w->data.buf, w->data.len, &g, w->err);
+	if (r) {
+		kpgo_error_prefix(w->err, "cannot read '%s/%s'", w->top, w->path.buf);
+		return r;
+	}
+	w->st->files++;
+	w->st->raw_bytes += w->data.len;
+	dup = strdup(w->path.buf);
+	if (!dup || kpgo_profile_add(w->p, dup, &g)) {
+		free(dup);
+		kpgo_gcda_release(&g);
+		return kpgo_error_set(w->err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int walk_dir(struct walk *w, int dfd, int depth)
+{
+	size_t base = w->path.len;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (depth > MAX_DEPTH)
+		return kpgo_error_set(w->err, -ELOOP, "directories nested too deep below '%s'",
+				      w->top);
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return kpgo_error_set(w->err, -errno, "cannot list '%s/%s': %s", w->top,
+				      w->path.buf, strerror(errno));
+	}
+	while (!r && (errno = 0, de = readdir(d))) {
+		unsigned char type = de->d_type;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type != DT_DIR && !(type == DT_REG && ends_with(de->d_name, ".gcda")))
+			continue;
+		w->path.len = base;
+		w->path.buf[base] = '\0';
+		if ((base && strbuf_addch(&w->path, '/')) || strbuf_addstr(&w->path, de->d_name)) {
+			r = kpgo_error_set(w->err, -ENOMEM, "out of memory");
+			break;
+		}
+		if (type == DT_DIR) {
+			int fd = openat(dirfd(d), de->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd < 0) {
+				if (errno == ENOENT)
+					continue;
+				r = kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
+						   w->path.buf, strerror(errno));
+				break;
+			}
+			r = walk_dir(w, fd, depth + 1);
+		} else {
+			r = read_one(w, dirfd(d), de->d_name);
+		}
+	}
+	if (!r && errno && errno != ENOENT)
+		r = kpgo_error_set(w->err, -errno, "cannot list '%s': %s", w->top, strerror(errno));
+	closedir(d);
+	w->path.len = base;
+	if (w->path.alloc)
+		w->path.buf[base] = '\0';
+	return r;
+}
+
+int kpgo_collect_dir(const char *dir, struct kpgo_profile *p, struct kpgo_collect_stats *st,
+		     struct kpgo_error *err)
+{
+	struct walk w = {
+		.p = p, .st = st, .path = STRBUF_INIT, .data = STRBUF_INIT, .top = dir, .err = err,
+	};
+	int fd, r;
+
+	memset(st, 0, sizeof(*st));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return kpgo_error_set(err, -errno, "cannot open '%s': %s", dir, strerror(errno));
+	r = walk_dir(&w, fd, 0);
+	strbuf_release(&w.path);
+	strbuf_release(&w.data);
+	return r;
+}
+
+/* Length of the directory part of @s, including its last '/' (0 if none). */
+static size_t dir_len(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+
+	return slash ? (size_t)(slash - s) + 1 : 0;
+}
+
+int kpgo_collect_set_root(struct kpgo_profile *p, const char *root_override, char **root,
+			  struct kpgo_collect_stats *st, struct kpgo_error *err)
+{
+	struct strbuf prefix = STRBUF_INIT;
+	size_t i, j, plen = 0;
+	int r = 0;
+
+	*root = NULL;
+	if (!p->n)
+		return kpgo_error_set(err, -ENOENT, "no .gcda files found");
+	if (root_override) {
+		const char *o = root_override;
+
+		while (*o == '/')
+			o++;
+		strbuf_addstr(&prefix, o);
+		while (prefix.len && prefix.buf[prefix.len - 1] == '/')
+			prefix.buf[--prefix.len] = '\0';
+		if (prefix.len && (!kpgo_path_is_safe(prefix.buf) || strbuf_addch(&prefix, '/'))) {
+			r = kpgo_error_set(err, -EINVAL, "bad build root '%s'", root_override);
+			goto out;
+		}
+		plen = prefix.len;
+	} else {
+		bool found = false;
+
+		for (i = 0; i < p->n; i++) {
+			const char *s = p->objs[i].path;
+			size_t n = strlen(s);
+
+			if (!strcmp(s, "init/main.gcda") ||
+			    (n > 15 && !strcmp(s + n - 15, "/init/main.gcda"))) {
+				/* The shallowest one wins: a tree may hold a copy of init/. */
+				if (!found || n - 14 < plen) {
+					plen = n - 14;
+					strbuf_reset(&prefix);
+					strbuf_add(&prefix, s, plen);
+				}
+				found = true;
+			}
+		}
+		if (!found) {
+			plen = dir_len(p->objs[0].path);
+			for (i = 1; i < p->n && plen; i++) {
+				const char *s = p->objs[i].path;
+
+				for (j = 0; j < plen && s[j] == p->objs[0].path[j]; j++)
+					;
+				if (j < plen) {
+					/* Back up to a whole directory. */
+					while (j && p->objs[0].path[j - 1] != '/')
+						j--;
+					plen = j;
+				}
+			}
+			strbuf_add(&prefix, p->objs[0].path, plen);
+		}
+	}
+	/* Strip the prefix; drop what lies outside. */
+	for (i = 0, j = 0; i < p->n; i++) {
+		struct kpgo_object *o = &p->objs[i];
+
+		if (strncmp(o->path, prefix.buf, plen) || !o->path[plen]) {
+			st->outside++;
+			free(o->path);
+			kpgo_gcda_release(&o->gcda);
+			continue;
+		}
+		memmove(o->path, o->path + plen, strlen(o->path + plen) + 1);
+		p->objs[j++] = *o;
+	}
+	p->n = j;
+	if (!p->n) {
+		r = kpgo_error_set(err, -ENOENT, "no .gcda files below the build root '/%s'",
+				   prefix.buf);
+		goto out;
+	}
+	if (plen)
+		prefix.buf[--prefix.len] = '\0';
+	{
+		struct strbuf abs = STRBUF_INIT;
+
+		if (strbuf_addch(&abs, '/') || strbuf_addstr(&abs, prefix.buf)) {
+			r = kpgo_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		*root = strbuf_detach(&abs, NULL);
+	}
+out:
+	strbuf_release(&prefix);
+	return r;
+}

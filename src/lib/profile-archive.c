@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "profile-archive.h"
+#include "profile.h"
+#include "sha256.h"
+
+struct kpgo_archive {
+	struct archive *ar;
+	struct kpgo_manifest manifest;
+	struct kpgo_sha256 *hash;
+	struct strbuf data;
+	struct strbuf name;
+	struct strbuf prev;
+	struct kpgo_gcda gcda;
+	struct kpgo_totals totals;
+	uint32_t version;
+	uint64_t entries;
+	uint64_t total_bytes;
+	bool done;
+};
+
+void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void *data,
+			     size_t len)
+{
+	unsigned char sz[8];
+	uint64_t n = len;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		sz[i] = (unsigned char)(n >> (8 * i));
+	kpgo_sha256_update(h, name, strlen(name) + 1);
+	kpgo_sha256_update(h, sz, sizeof(sz));
+	kpgo_sha256_update(h, data, len);
+}
+
+static int ar_fail(struct kpgo_archive *a, struct kpgo_error *err, const char *what)
+{
+	const char *s = archive_error_string(a->ar);
+
+	return kpgo_error_set(err, -EINVAL, "%s: %s", what, s ? s : "unknown libarchive error");
+}
+
+/*
+ * Reads the next header and the entry's bytes into a->data, refusing
+ * anything but a regular file of bounded size. Returns 1, 0 at EOF, or an
+ * error.
+ */
+static int read_entry(struct kpgo_archive *a, struct kpgo_error *err)
+{
+	struct archive_entry *e;
+	const char *name;
+	la_int64_t size;
+	int r;
+
+	r = archive_read_next_header(a->ar, &e);
+	if (r == ARCHIVE_EOF)
+		return 0;
+	if (r != ARCHIVE_OK)
+		return ar_fail(a, err, "bad archive");
+	if (++a->entries > KPGO_ARCHIVE_ENTRIES_MAX + 1)
+		return kpgo_error_set(err, -E2BIG, "archive has more than %u entries",
+				      KPGO_ARCHIVE_ENTRIES_MAX);
+	name = archive_entry_pathname(e);
+	if (!name)
+		return kpgo_error_set(err, -EINVAL, "archive entry %llu has no name",
+				      (unsigned long long)a->entries);
+	strbuf_reset(&a->name);
+	if (strbuf_addstr(&a->name, name))
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	if (archive_entry_hardlink(e))
+		return kpgo_error_set(err, -EINVAL, "archive entry '%s' is a hard link", name);
+	if (archive_entry_filetype(e) != AE_IFREG)
+		return kpgo_error_set(err, -EINVAL, "archive entry '%s' is not a regular file",
+				      name);
+	if (!archive_entry_size_is_set(e))
+		return kpgo_error_set(err, -EINVAL, "archive entry '%s' has no size", name);
+	size = archive_entry_size(e);
+	if (size < 0 || (uint64_t)size > KPGO_ARCHIVE_ENTRY_MAX)
+		return kpgo_error_set(err, -EFBIG, "archive entry '%s' is too large (%lld bytes)",
+				      name, (long long)size);
+	a->total_bytes += (uint64_t)size;
+	if (a->total_bytes > KPGO_ARCHIVE_TOTAL_MAX)
+		return kpgo_error_set(err, -EFBIG, "archive unpacks to more than %llu bytes",
+				      (unsigned long long)KPGO_ARCHIVE_TOTAL_MAX);
+	strbuf_reset(&a->data);
+	if (strbuf_grow(&a->data, (size_t)size))
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	for (;;) {
+		la_ssize_t n = archive_read_data(a->ar, a->data.buf + a->data.len,
+						 a->data.alloc - a->data.len - 1);
+
+		if (n < 0)
+			return ar_fail(a, err, "bad archive");
+		if (n == 0)
+			break;
+		a->data.len += (size_t)n;
+		a->data.buf[a->data.len] = '\0';
+		if (a->data.len > (size_t)size)
+			return kpgo_error_set(err, -EINVAL, "archive entry '%s' is longer than its header says",
+					      name);
+		if (a->data.len == a->data.alloc - 1 && strbuf_grow(&a->data, 4096))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (a->data.len != (size_t)size)
+		return kpgo_error_set(err, -EINVAL, "archive entry '%s' is truncated", name);
+	return 1;
+}
+
+static int finish_open(struct kpgo_archive *a, struct kpgo_error *err)
+{
+	const char *gv;
+	int r;
+
+	r = read_entry(a, err);
+	if (r == 0)
+		return kpgo_error_set(err, -EINVAL, "empty archive, no MANIFEST");
+	if (r < 0)
+		return r;
+	if (strcmp(a->name.buf, "MANIFEST"))
+		return kpgo_error_set(err, -EINVAL, "first entry is '%s', not MANIFEST", a->name.buf);
+	r = kpgo_manifest_parse(a->data.buf, a->data.len, &a->manifest, err);
+	if (r)
+		return r;
+	gv = kpgo_manifest_get(&a->manifest, MF_GCOV_VERSION);
+	if (kpgo_gcc_version_parse(gv, &a->version))
+		return kpgo_error_set(err, -EINVAL, "manifest has a bad GCOV_VERSION '%s'", gv);
+	a->hash = kpgo_sha256_new();
+	if (!a->hash)
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static struct kpgo_archive *archive_alloc(void)
+{
+	struct kpgo_archive *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	strbuf_init(&a->data);
+	strbuf_init(&a->name);
+	strbuf_init(&a->prev);
+	a->ar = archive_read_new();
+	if (!a->ar) {
+		free(a);
+		return NULL;
+	}
+	/* Only what kpgo writes: tar, zstd-compressed (or not compressed). */
+	archive_read_support_filter_zstd(a->ar);
+	archive_read_support_format_tar(a->ar);
+	return a;
+}
+
+int kpgo_archive_open(struct kpgo_archive **ap, const char *path, struct kpgo_error *err)
+{
+	struct kpgo_archive *a = archive_alloc();
+	int r;
+
+	*ap = NULL;
+	if (!a)
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	if (archive_read_open_filename(a->ar, path, 1 << 16) != ARCHIVE_OK) {
+		r = ar_fail(a, err, "cannot open");
+		kpgo_archive_close(a);
+		return r;
+	}
+	r = finish_open(a, err);
+	if (r) {
+		kpgo_archive_close(a);
+		return r;
+	}
+	*ap = a;
+	return 0;
+}
+
+int kpgo_archive_open_memory(struct kpgo_archive **ap, const void *buf, size_t len,
+			     struct kpgo_error *err)
+{
+	struct kpgo_archive *a = archive_alloc();
+	int r;
+
+	*ap = NULL;
+	if (!a)
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	if (archive_read_open_memory(a->ar, buf, len) != ARCHIVE_OK) {
+		r = ar_fail(a, err, "cannot open");
+		kpgo_archive_close(a);
+		return r;
+	}
+	r = finish_open(a, err);
+	if (r) {
+		kpgo_archive_close(a);
+		return r;
+	}
+	*ap = a;
+	return 0;
+}
+
+const struct kpgo_manifest *kpgo_archive_manifest(const struct kpgo_archive *a)
+{
+	return &a->manifest;
+}
+
+static int check_totals(struct kpgo_archive *a, struct kpgo_error *err)
+{
+	const struct {
+		const char *key;
+		uint64_t have;
+	} t[] = {
+		{ MF_OBJECTS, a->totals.objects },
+		{ MF_FUNCTIONS, a->totals.functions },
+		{ MF_COUNTERS, a->totals.counters },
+	};
+	char hex[KPGO_SHA256_HEX];
+	uint64_t v;
+	size_t i;
+
+	kpgo_sha256_final_hex(a->hash, hex);
+	a->hash = NULL;
+	if (strcmp(hex, kpgo_manifest_get(&a->manifest, MF_PAYLOAD)))
+		return kpgo_error_set(err, -EBADMSG,
+				      "payload does not match the manifest's PAYLOAD_SHA256");
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (kpgo_manifest_get_u64(&a->manifest, t[i].key, &v) || v != t[i].have)
+			return kpgo_error_set(err, -EBADMSG,
+					      "manifest says %s=%s, the payload has %llu", t[i].key,
+					      kpgo_manifest_get(&a->manifest, t[i].key),
+					      (unsigned long long)t[i].have);
+	}
+	if (kpgo_manifest_get_u64(&a->manifest, MF_SUM_MAX, &v) || v < a->totals.max)
+		return kpgo_error_set(err, -EBADMSG,
+				      "manifest's SUM_MAX is below the largest counter (%llu)",
+				      (unsigned long long)a->totals.max);
+	if (kpgo_manifest_get_u64(&a->manifest, MF_RUNS, &v) || v == 0)
+		return kpgo_error_set(err, -EBADMSG, "manifest has no valid RUNS");
+	return 0;
+}
+
+int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcda **gcda,
+		      struct kpgo_error *err)
+{
+	const char *rel;
+	int r;
+
+	kpgo_gcda_release(&a->gcda);
+	if (a->done)
+		return 0;
+	r = read_entry(a, err);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		r = check_totals(a, err);
+		if (r)
+			return r;
+		a->done = true;
+		return 0;
+	}
+	if (strncmp(a->name.buf, "gcda/", 5))
+		return kpgo_error_set(err, -EINVAL, "unexpected archive entry '%s'", a->name.buf);
+	rel = a->name.buf + 5;
+	if (!kpgo_object_path_ok(rel))
+		return kpgo_error_set(err, -EINVAL, "unsafe or bad archive entry name '%s'",
+				      a->name.buf);
+	if (a->prev.len && strcmp(a->prev.buf, a->name.buf) >= 0)
+		return kpgo_error_set(err, -EINVAL,
+				      "archive entry '%s' is out of order or repeated", a->name.buf);
+	strbuf_reset(&a->prev);
+	if (strbuf_addstr(&a->prev, a->name.buf))
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	r = kpgo_gcda_parse(a->data.buf, a->data.len, &a->gcda, err);
+	if (r) {
+		kpgo_error_prefix(err, "'%s'", rel);
+		return r;
+	}
+	if (a->gcda.version != a->version) {
+		char v[5];
+
+		kpgo_gcc_version_str(a->gcda.version, v);
+		return kpgo_error_set(err, -EBADMSG,
+				      "'%s' has gcov version '%s', the manifest says '%s'", rel, v,
+				      kpgo_manifest_get(&a->manifest, MF_GCOV_VERSION));
+	}
+	kpgo_payload_hash_entry(a->hash, a->name.buf, a->data.buf, a->data.len);
+	kpgo_totals_add(&a->totals, &a->gcda);
+	*path = rel;
+	*gcda = &a->gcda;
+	return 1;
+}
+
+void kpgo_archive_close(struct kpgo_archive *a)
+{
+	if (!a)
+		return;
+	archive_read_free(a->ar);
+	kpgo_manifest_release(&a->manifest);
+	kpgo_sha256_free(a->hash);
+	kpgo_gcda_release(&a->gcda);
+	strbuf_release(&a->data);
+	strbuf_release(&a->name);
+	strbuf_release(&a->prev);
+	free(a);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_PROFILE_ARCHIVE_H
+#define KPGO_PROFILE_ARCHIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcda.h"
+#include "manifest.h"
+#include "util.h"
+
+/*
+ * Reading .kpgo archives (tar + zstd): MANIFEST first, then gcda/<path>
+ * entries in strictly increasing byte order of their names. Everything in
+ * an archive is untrusted: only regular files with clean relative names are
+ * accepted, sizes and counts are bounded, and the payload is checked
+ * against the manifest at the end. Nothing is ever written to disk here.
+ */
+#define KPGO_ARCHIVE_ENTRY_MAX (64u << 20)
+#define KPGO_ARCHIVE_ENTRIES_MAX 200000u
+#define KPGO_ARCHIVE_TOTAL_MAX (4ull << 30)
+
+struct kpgo_archive;
+
+int kpgo_archive_open(struct kpgo_archive **ap, const char *path, struct kpgo_error *err);
+/* Same over a buffer that must outlive the handle (fuzzing, tests). */
+int kpgo_archive_open_memory(struct kpgo_archive **ap, const void *buf, size_t len,
+			     struct kpgo_error *err);
+const struct kpgo_manifest *kpgo_archive_manifest(const struct kpgo_archive *a);
+
+/**
+ * kpgo_archive_next() - the next object
+ * @path: set to the object's path (without "gcda/"), valid until the next call
+ * @gcda: set to its parsed counters, valid until the next call; the caller
+ *        may take the arrays (then it must kpgo_gcda_init() it)
+ *
+ * Returns 1 for an object, 0 at the end once the payload has been checked
+ * against the manifest (hash, totals, compiler), or a negative errno. A
+ * caller must not act on the objects it was handed until it got 0.
+ */
+int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcda **gcda,
+		      struct kpgo_error *err);
+void kpgo_archive_close(struct kpgo_archive *a);
+
+/* Hashing of the payload, shared by reader and writer. */
+struct kpgo_sha256;
+void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void *data,
+			     size_t len);
+
+#endif

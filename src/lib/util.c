@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int kpgo_error_set(struct kpgo_error *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return errnum;
+}
+
+void kpgo_error_prefix(struct kpgo_error *err, const char *fmt, ...)
+{
+	char old[sizeof(err->msg)];
+	size_t n;
+	va_list ap;
+
+	if (!err)
+		return;
+	memcpy(old, err->msg, sizeof(old));
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	n = strlen(err->msg);
+	if (n + 2 < sizeof(err->msg)) {
+		memcpy(err->msg + n, ": ", 2);
+		n += 2;
+		memcpy(err->msg + n, old, sizeof(err->msg) - n - 1);
+		err->msg[sizeof(err->msg) - 1] = '\0';
+	}
+}
+
+int kpgo_read_fd(int fd, struct strbuf *out, size_t max)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (out->len >= max)
+			return -EFBIG;
+		if (strbuf_grow(out, 65536))
+			return -ENOMEM;
+		n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		out->buf[out->len] = '\0';
+	}
+	if (out->len > max)
+		return -EFBIG;
+	return 0;
+}
+
+int kpgo_read_file(const char *path, struct strbuf *out, size_t max)
+{
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = kpgo_read_fd(fd, out, max);
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len,
+			      unsigned mode)
+{
+	char tmp[NAME_MAX + 1];
+	int fd, r, i;
+
+	if (strlen(name) > NAME_MAX - 16)
+		return -ENAMETOOLONG;
+	for (i = 0;; i++) {
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.%d.tmp", name, (long)getpid(), i);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			    mode);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || i > 100)
+			return -errno;
+	}
+	r = write_all(fd, data, len);
+	if (!r && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && renameat(dirfd, tmp, dirfd, name) < 0)
+		r = -errno;
+	if (r) {
+		unlinkat(dirfd, tmp, 0);
+		return r;
+	}
+	fsync(dirfd);
+	return 0;
+}
+
+int kpgo_tmpfile_for(const char *path, struct strbuf *tmp)
+{
+	int fd;
+
+	strbuf_reset(tmp);
+	if (strbuf_addf(tmp, "%s.XXXXXX", path))
+		return -ENOMEM;
+	fd = mkostemp(tmp->buf, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return fd;
+}
+
+int kpgo_fsync_parent(const char *path)
+{
+	struct strbuf dir = STRBUF_INIT;
+	char *slash;
+	int fd, r = 0;
+
+	if (strbuf_addstr(&dir, path))
+		return -ENOMEM;
+	slash = strrchr(dir.buf, '/');
+	if (!slash) {
+		strbuf_reset(&dir);
+		strbuf_addstr(&dir, ".");
+	} else if (slash == dir.buf) {
+		dir.len = 1;
+		dir.buf[1] = '\0';
+	} else {
+		*slash = '\0';
+	}
+	fd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+	} else {
+		if (fsync(fd) < 0)
+			r = -errno;
+		close(fd);
+	}
+	strbuf_release(&dir);
+	return r;
+}
+
+int kpgo_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd, r;
+
+	fd = kpgo_tmpfile_for(path, &tmp);
+	if (fd < 0) {
+		strbuf_release(&tmp);
+		return fd;
+	}
+	r = write_all(fd, data, len);
+	if (!r && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (!r && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp.buf, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp.buf);
+	else
+		kpgo_fsync_parent(path);
+	strbuf_release(&tmp);
+	return r;
+}
+
+bool kpgo_path_is_safe(const char *p)
+{
+	const char *c = p;
+
+	if (!*p || *p == '/')
+		return false;
+	for (; *c; c++) {
+		unsigned char ch = (unsigned char)*c;
+
+		if (ch < 0x20 || ch == 0x7f || ch == '\\')
+			return false;
+	}
+	for (c = p; *c;) {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!e)
+			break;
+		c = e + 1;
+		if (!*c)
+			return false;
+	}
+	return true;
+}
+
+int kpgo_mkdirs_at(int rootfd, const char *rel, bool create)
+{
+	char comp[NAME_MAX + 1];
+	const char *c = rel;
+	int fd, nfd;
+
+	fd = dup(rootfd);
+	if (fd < 0)
+		return -errno;
+	while (*c) {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+
+		if (n == 0 || n > NAME_MAX) {
+			close(fd);
+			return -EINVAL;
+		}
+		memcpy(comp, c, n);
+		comp[n] = '\0';
+		if (create && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
+			int e2 = -errno;
+
+			close(fd);
+			return e2;
+		}
+		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			int e2 = errno == ELOOP ? -ELOOP : -errno;
+
+			close(fd);
+			return e2;
+		}
+		close(fd);
+		fd = nfd;
+		c += n;
+		if (*c == '/')
+			c++;
+	}
+	return fd;
+}
+
+void kpgo_hex(const unsigned char *in, size_t len, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = d[in[i] >> 4];
+		out[2 * i + 1] = d[in[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+int kpgo_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+void kpgo_format_time(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, 32, "%lld", (long long)t);
+}

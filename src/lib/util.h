@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_UTIL_H
+#define KPGO_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "strbuf.h"
+
+/**
+ * struct kpgo_error - what went wrong, for the one message a command prints
+ * @msg: a complete lowercase sentence without the "kpgo: " prefix, e.g.
+ *       "cannot read 'kernel/fork.gcda': truncated record at offset 412"
+ *
+ * The library never prints: it fills this and returns a negative errno.
+ */
+struct kpgo_error {
+	char msg[1024];
+};
+
+/* Fills @err (if not NULL) and returns @errnum (a negative errno). */
+int kpgo_error_set(struct kpgo_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Puts "PREFIX: " in front of the message already in @err. */
+void kpgo_error_prefix(struct kpgo_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+
+/*
+ * Reads all of @fd with read() until EOF: debugfs gcov files report size 0
+ * and are generated on read, so stat() sizes mean nothing. Fails with
+ * -EFBIG past @max bytes.
+ */
+int kpgo_read_fd(int fd, struct strbuf *out, size_t max);
+int kpgo_read_file(const char *path, struct strbuf *out, size_t max);
+
+/*
+ * Writes @len bytes to @path atomically: a temporary file in the same
+ * directory, fsync, rename, fsync of the directory. Either the old file or
+ * the complete new one is there afterwards, never a part.
+ */
+int kpgo_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode);
+
+/* Same, relative to directory fd @dirfd; @name is a single path component. */
+int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len,
+			      unsigned mode);
+
+/* Creates a temporary file next to @path; stores its name in @tmp. */
+int kpgo_tmpfile_for(const char *path, struct strbuf *tmp);
+/* fsync()s the directory that holds @path. */
+int kpgo_fsync_parent(const char *path);
+
+/*
+ * True when @p is a clean relative path: not empty, not absolute, no empty,
+ * "." or ".." components, no backslashes or control characters.
+ */
+bool kpgo_path_is_safe(const char *p);
+
+/*
+ * Opens (creating as needed, with mode 0755) the directory @rel below
+ * @rootfd without ever following a symbolic link. @rel must satisfy
+ * kpgo_path_is_safe(). Returns a directory fd or a negative errno.
+ */
+int kpgo_mkdirs_at(int rootfd, const char *rel, bool create);
+
+/* Lower-case hex of @len bytes into @out (2*@len+1 bytes). */
+void kpgo_hex(const unsigned char *in, size_t len, char *out);
+
+/* Saturating arithmetic for counters. */
+static inline uint64_t kpgo_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t kpgo_sat_mul(uint64_t a, uint64_t b)
+{
+	if (a && b > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * b;
+}
+
+/* Parses a decimal unsigned number that must fill all of @s. */
+int kpgo_parse_u64(const char *s, uint64_t *out);
+
+/* Seconds since the epoch as "YYYY-MM-DDTHH:MM:SSZ". */
+void kpgo_format_time(int64_t t, char out[32]);
+
+#endif
