@@ -3,6 +3,7 @@
 #define KPGO_CMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -43,5 +44,14 @@ void kernel_release(char *buf, size_t len);
 void machine_arch(char *buf, size_t len);
 /* Hex GNU build id from an ELF notes file such as /sys/kernel/notes. */
 int read_build_id(const char *notes_path, char *buf, size_t len);
+
+/* Runs @argv (no shell); its exit status, or a negative errno. */
+int run_argv(char *const argv[], bool quiet);
+/*
+ * The gcov version stamp the compiler @cc writes ("gcc", "ccache gcc-12"):
+ * compiles an empty file with coverage and reads its .gcno header, so the
+ * answer is the compiler's own, not a guess from its version string.
+ */
+int compiler_gcov_version(const char *cc, uint32_t *stamp);
 
 #endif

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -132,6 +135,90 @@ int read_build_id(const char *notes_path, char *buf, size_t len)
 		pos += 12 + nlen + dlen;
 	}
 out:
+	strbuf_release(&sb);
+	return r;
+}
+
+int run_argv(char *const argv[], bool quiet)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (quiet) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int compiler_gcov_version(const char *cc, uint32_t *stamp)
+{
+	char dir[] = "/tmp/kpgo-cc.XXXXXX", obj[64], notes[64], src[64];
+	char *argv[32], *copy, *p;
+	struct strbuf sb = STRBUF_INIT;
+	int argc = 0, r;
+
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(src, sizeof(src), "%s/v.c", dir);
+	snprintf(obj, sizeof(obj), "%s/v.o", dir);
+	snprintf(notes, sizeof(notes), "%s/v.gcno", dir);
+	copy = strdup(cc);
+	if (!copy || kpgo_write_file_atomic(src, "int v;\n", 7, 0644)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* CC may be "ccache gcc": split on blanks, no shell. */
+	for (p = copy; *p && argc < 24;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	if (!argc) {
+		r = -EINVAL;
+		goto out;
+	}
+	argv[argc++] = (char *)"-fprofile-arcs";
+	argv[argc++] = (char *)"-ftest-coverage";
+	argv[argc++] = (char *)"-c";
+	argv[argc++] = src;
+	argv[argc++] = (char *)"-o";
+	argv[argc++] = obj;
+	argv[argc] = NULL;
+	r = run_argv(argv, true);
+	if (r > 0)
+		r = -ENOEXEC;
+	if (!r)
+		r = kpgo_read_file(notes, &sb, 1 << 20);
+	if (!r && sb.len < 8)
+		r = -EINVAL;
+	if (!r)
+		memcpy(stamp, sb.buf + 4, 4);
+out:
+	unlink(src);
+	unlink(obj);
+	unlink(notes);
+	rmdir(dir);
+	free(copy);
 	strbuf_release(&sb);
 	return r;
 }

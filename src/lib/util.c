@@ -306,3 +306,45 @@ void kpgo_format_time(int64_t t, char out[32])
 	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(out, 32, "%lld", (long long)t);
 }
+
+int kpgo_strlist_add(struct kpgo_strlist *l, const char *s)
+{
+	char *d;
+
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 16;
+		char **ni = realloc(l->items, na * sizeof(*ni));
+
+		if (!ni)
+			return -ENOMEM;
+		l->items = ni;
+		l->alloc = na;
+	}
+	d = strdup(s);
+	if (!d)
+		return -ENOMEM;
+	l->items[l->n++] = d;
+	return 0;
+}
+
+void kpgo_strlist_clear(struct kpgo_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = l->alloc = 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void kpgo_strlist_sort(struct kpgo_strlist *l)
+{
+	if (l->n > 1)
+		qsort(l->items, l->n, sizeof(*l->items), cmp_str);
+}

@@ -5,9 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "strbuf.h"
+#include "banned.h"
 
 /**
  * struct kpgo_error - what went wrong, for the one message a command prints
@@ -69,6 +72,17 @@ bool kpgo_path_is_safe(const char *p);
  * kpgo_path_is_safe(). Returns a directory fd or a negative errno.
  */
 int kpgo_mkdirs_at(int rootfd, const char *rel, bool create);
+
+/* A list of strings that owns them. */
+struct kpgo_strlist {
+	size_t n;
+	size_t alloc;
+	char **items;
+};
+
+int kpgo_strlist_add(struct kpgo_strlist *l, const char *s);
+void kpgo_strlist_clear(struct kpgo_strlist *l);
+void kpgo_strlist_sort(struct kpgo_strlist *l);
 
 /* Lower-case hex of @len bytes into @out (2*@len+1 bytes). */
 void kpgo_hex(const unsigned char *in, size_t len, char *out);

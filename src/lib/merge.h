@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_MERGE_H
+#define KPGO_MERGE_H
+
+#include "profile.h"
+
+/**
+ * struct kpgo_merge_opts - how to merge
+ * @weights: one per input (NULL: all 1); counters are multiplied by them
+ * @allow_mismatch: accept inputs from different compilers or kernel builds
+ */
+struct kpgo_merge_opts {
+	const uint64_t *weights;
+	bool allow_mismatch;
+};
+
+struct kpgo_merge_stats {
+	uint64_t mismatched_functions; /* dropped: checksums differ from the first input's */
+	uint64_t objects;
+};
+
+/**
+ * kpgo_merge_files() - merge profile archives in one streaming pass
+ *
+ * Opens all inputs at once and walks their objects in name order, like a
+ * merge join, so only the current object of each input and the result are
+ * in memory. Counters are added as GCC's gcov-tool does: w1*a + w2*b, per
+ * function matched by ident (saturating instead of wrapping on overflow).
+ * An object or function that only some inputs have is kept, scaled by its
+ * input's weight. A function whose checksums or counter count differ from
+ * the version already merged (the first input that had it) is an error,
+ * or with @allow_mismatch is left out of the sum and counted.
+ * RUNS and SUM_MAX of the result are the weighted sums of the inputs' (as
+ * GCC's runtime sums sum_max over runs).
+ */
+int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merge_opts *o,
+		     struct kpgo_profile *out, struct kpgo_merge_stats *st, struct kpgo_error *err);
+
+/*
+ * Adds @src times @w into @acc (function by function, matched by ident).
+ * @acc empty (no version) takes a scaled copy. Returns the number of
+ * functions left out for mismatching checksums, or a negative errno.
+ */
+long kpgo_gcda_merge(struct kpgo_gcda *acc, const struct kpgo_gcda *src, uint64_t w);
+
+#endif
