@@ -1,0 +1,92 @@
+# Shared setup for the CLI tests: the built binary, bats-assert, and real
+# .gcda fixtures made at test time by compiling and running a small program.
+# shellcheck shell=bash
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+KPGO=${KPGO:-$BATS_TEST_DIRNAME/../../build/kpgo}
+KPGO_TESTS_BIN=${KPGO_TESTS_BIN:-$BATS_TEST_DIRNAME/../../build/tests}
+
+kpgo() {
+    "$KPGO" "$@"
+}
+
+# make_program DIR [VARIANT]: builds a three-object program with
+# -fprofile-arcs in DIR (objects main.o, lib/a.o, lib/b.o). VARIANT 2
+# changes the control flow of lib/b.c (for stale-profile tests).
+make_program() {
+    local dir=$1 variant=${2:-1}
+    mkdir -p "$dir/lib"
+    cat >"$dir/main.c" <<'C'
+int a_work(int);
+int b_work(int);
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? argv[1][0] - '0' : 3, s = 0;
+    for (int i = 0; i < n * 100; i++)
+        s += (i % 3) ? a_work(i) : b_work(i);
+    return s == 42;
+}
+C
+    cat >"$dir/lib/a.c" <<'C'
+int a_work(int x)
+{
+    int s = 0;
+    for (int i = 0; i < x % 17; i++)
+        s += (i & 1) ? i : -i;
+    return s;
+}
+C
+    if [ "$variant" = 2 ]; then
+        cat >"$dir/lib/b.c" <<'C'
+int b_work(int x)
+{
+    if (x > 1000)
+        return x / 3;
+    if (x > 100)
+        return x * 2;
+    return x;
+}
+C
+    else
+        cat >"$dir/lib/b.c" <<'C'
+int b_work(int x)
+{
+    return x > 100 ? x * 2 : x;
+}
+C
+    fi
+    (cd "$dir" && for f in main lib/a lib/b; do
+        gcc -O2 -fprofile-arcs -ftest-coverage -c "$f.c" -o "$f.o" || exit 1
+    done && gcc -fprofile-arcs main.o lib/a.o lib/b.o -o prog)
+}
+
+# run_program DIR [ARG]: one training run; GCC's runtime writes the .gcda files.
+run_program() {
+    (cd "$1" && ./prog "${2:-3}")
+}
+
+# gcov_tree DIR GCOVDIR: lays out DIR's .gcda files as the kernel's debugfs
+# does: GCOVDIR/<absolute object directory>/<obj>.gcda, in the kernel's own
+# form (no summary, checksum 0), converted by the kstyle test tool.
+gcov_tree() {
+    local dir src rel
+    dir=$(cd "$1" && pwd)
+    while IFS= read -r src; do
+        rel=${src#"$dir"/}
+        mkdir -p "$2$dir/$(dirname "$rel")"
+        "$KPGO_TESTS_BIN/kstyle" "$src" "$2$dir/$rel" || return 1
+        ln -sf "$dir/${rel%.gcda}.gcno" "$2$dir/${rel%.gcda}.gcno"
+    done < <(find "$dir" -name '*.gcda' | sort)
+}
+
+# fixture_profile OUT.kpgo [ARG] [WORKLOAD]: program built, run, collected.
+fixture_profile() {
+    local w="$BATS_TEST_TMPDIR/fx.$RANDOM"
+    make_program "$w/build" || return 1
+    run_program "$w/build" "${2:-3}" || true
+    gcov_tree "$w/build" "$w/gcov" || return 1
+    "$KPGO" collect -q --gcov-dir "$w/gcov" --workload "${3:-test}" \
+        --kernel-release 6.1.0-test --build-id 0123abcd -o "$1"
+}

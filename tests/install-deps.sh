@@ -1,0 +1,32 @@
+#!/bin/bash
+# Installs what building, testing and the demo need, from Debian 12's
+# packages. Uses sudo when not run as root. Safe to run again.
+set -euo pipefail
+
+pkgs=(
+    build-essential pkg-config make git
+    libarchive-dev libssl-dev zstd
+    bats bats-support bats-assert
+    clang libclang-rt-14-dev
+    shellcheck
+    gcc-11
+)
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+    as_root=(sudo)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+"${as_root[@]}" apt-get update -q
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
