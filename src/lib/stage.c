@@ -134,10 +134,11 @@ static int write_one(struct stager *s, const struct kpgo_object *obj, const stru
 		}
 	}
 	if (dfd < 0) {
-		r = kpgo_error_set(s->err, dfd == -ELOOP ? -ELOOP : -errno,
-				   "cannot stage '%s': %s", obj->path,
-				   dfd == -ELOOP ? "a directory on the way is a symbolic link" :
-				   strerror(dfd < -1 ? -dfd : errno));
+		int e = dfd == -1 ? errno : -dfd;
+
+		r = kpgo_error_set(s->err, -e, "cannot stage '%s': %s", obj->path,
+				   e == ELOOP ? "a directory on the way is a symbolic link" :
+				   strerror(e));
 		goto out;
 	}
 	r = kpgo_write_file_atomic_at(dfd, name.buf, data->buf, data->len, 0644);

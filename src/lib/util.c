@@ -255,8 +255,12 @@ int kpgo_mkdirs_at(int rootfd, const char *rel, bool create)
 		}
 		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0) {
-			int e2 = errno == ELOOP ? -ELOOP : -errno;
+			int e2 = -errno;
+			struct stat st;
 
+			/* O_NOFOLLOW with O_DIRECTORY says ENOTDIR for a link. */
+			if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				e2 = -ELOOP;
 			close(fd);
 			return e2;
 		}

@@ -175,7 +175,8 @@ assert d["hottest_functions"][0]["count"] >= d["hottest_functions"][-1]["count"]
     rm -f "$W/b11/main.gcda"
     run kpgo stage --cc gcc-11 --objtree "$W/b11" "$W/p11.kpgo"
     assert_success
-    (cd "$W/b11" && gcc-11 -O2 $(kpgo flags) -Werror=coverage-mismatch -Wmissing-profile -c main.c -o main.o 2>"$W/err")
+    read -ra flags <<<"$(kpgo flags)"
+    (cd "$W/b11" && gcc-11 -O2 "${flags[@]}" -Werror=coverage-mismatch -Wmissing-profile -c main.c -o main.o 2>"$W/err")
     run cat "$W/err"
     refute_output --partial "profile"
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# kpgo stage and kpgo flags: where the files go, what they hold, what is reported.
+
+load helpers
+
+setup() {
+    W=$BATS_TEST_TMPDIR
+    make_program "$W/build"
+    run_program "$W/build" 5
+    gcov_tree "$W/build" "$W/gcov"
+    kpgo collect -q --gcov-dir "$W/gcov" -o "$W/p.kpgo"
+    BUILD=$(cd "$W/build" && pwd)
+    # The optimized build's tree: same sources, not built yet.
+    mkdir -p "$W/opt/lib"
+    cp "$W/build/main.c" "$W/opt/"
+    cp "$W/build/lib/a.c" "$W/build/lib/b.c" "$W/opt/lib/"
+    OPT=$(cd "$W/opt" && pwd)
+    SUM_MAX=$(tar --zstd -xOf "$W/p.kpgo" MANIFEST | sed -n 's/^SUM_MAX=//p')
+}
+
+@test "stage --objtree writes <obj>.gcda with the whole-program summary in every file" {
+    run kpgo stage --cc gcc --objtree "$W/opt" "$W/p.kpgo"
+    assert_success
+    assert_line "staged 3 objects from '$W/p.kpgo' into '$W/opt' (summary runs=1 sum_max=$SUM_MAX)"
+    for f in main lib/a lib/b; do
+        run gcov-dump -l "$W/opt/$f.gcda"
+        assert_success
+        assert_output --partial "OBJECT_SUMMARY runs=1, sum_max=$SUM_MAX"
+    done
+}
+
+@test "stage --profile-dir writes GCC's mangled names for the object tree" {
+    run kpgo stage --cc gcc --profile-dir "$W/pd" --objtree "$W/opt" "$W/p.kpgo"
+    assert_success
+    run ls "$W/pd"
+    assert_output "$(printf '%s\n' "$OPT/lib/a" "$OPT/lib/b" "$OPT/main" | sed 's|/|#|g; s|$|.gcda|')"
+    # GCC finds them there: no missing-profile warning.
+    read -ra flags <<<"$(kpgo flags --profile-dir "$W/pd")"
+    (cd "$W/opt" && gcc -O2 "${flags[@]}" -Wmissing-profile -c lib/a.c -o lib/a.o 2>"$W/err")
+    run cat "$W/err"
+    refute_output --partial "not found"
+}
+
+@test "without --objtree the instrumented build root names the files" {
+    run kpgo stage --cc none --profile-dir "$W/pd" "$W/p.kpgo"
+    assert_success
+    [ -s "$W/pd/$(echo "$BUILD/lib/a" | sed 's|/|#|g').gcda" ]
+}
+
+@test "the report lists profiled objects missing from the tree and tree objects without profile" {
+    rm "$W/opt/lib/b.c"
+    mkdir -p "$W/opt/extra"
+    echo 'int x;' >"$W/opt/extra/new.c"
+    gcc -c "$W/opt/extra/new.c" -o "$W/opt/extra/new.o"
+    run kpgo stage --cc none --objtree "$W/opt" --report "$W/report" "$W/p.kpgo"
+    assert_success
+    assert_line "profiled objects missing from the tree: 1"
+    assert_line "  lib/b.gcda"
+    assert_line "objects in the tree without profile: 1"
+    assert_line "  extra/new.o"
+    run cat "$W/report"
+    assert_line "  lib/b.gcda"
+    assert_line "  extra/new.o"
+    run kpgo stage --cc none --objtree "$W/opt" --json "$W/p.kpgo"
+    echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["missing_from_tree"] == ["lib/b.gcda"], d
+assert d["tree_without_profile"] == ["extra/new.o"], d
+assert d["staged"] == 3
+'
+}
+
+@test "staging again removes stale .gcda files an older profile left" {
+    echo junk >"$W/opt/lib/old.gcda"
+    run kpgo stage --cc none --objtree "$W/opt" "$W/p.kpgo"
+    assert_success
+    assert_line "stale .gcda files removed: 1"
+    [ ! -e "$W/opt/lib/old.gcda" ]
+    [ -e "$W/opt/lib/a.gcda" ]
+}
+
+@test "stage never writes through a symbolic link in the tree" {
+    mkdir "$W/elsewhere"
+    rm -rf "$W/opt/lib"
+    ln -s "$W/elsewhere" "$W/opt/lib"
+    run kpgo stage --cc none --objtree "$W/opt" "$W/p.kpgo"
+    assert_failure 1
+    assert_output --partial "symbolic link"
+    run ls -A "$W/elsewhere"
+    assert_output ""
+    # Nothing half-staged either.
+    [ ! -e "$W/opt/main.gcda" ]
+}
+
+first_counters() {
+    gcov-dump -l "$1" | awk '/COUNTERS arcs/ { getline; sub(/^.*[0-9]+: /, ""); print; exit }'
+}
+
+@test "sum_max above 32 bits: counters, runs and sum_max are divided alike" {
+    # 3 * 2^31 runs of weight: the merged SUM_MAX passes 2^32.
+    kpgo merge -q --weights 1000000 -o "$W/big1.kpgo" "$W/p.kpgo"
+    kpgo merge -q --weights 1000000 -o "$W/big.kpgo" "$W/big1.kpgo"
+    run kpgo stage --cc none --objtree "$W/opt" "$W/big.kpgo"
+    assert_success
+    assert_output --partial "counters divided by"
+    run gcov-dump -l "$W/opt/main.gcda"
+    sm=$(echo "$output" | sed -n 's/.*sum_max=\([0-9]*\).*/\1/p')
+    big=$((SUM_MAX * 1000000000000))
+    scale=$(((big - 1) / 4294967295 + 1))
+    [ "$scale" -gt 1 ]
+    assert_output --partial "runs=$(((1000000000000 + scale - 1) / scale)), sum_max=$(((big + scale - 1) / scale))"
+    [ "$sm" -le 4294967295 ]
+    # Every counter divided by the same factor, rounded up.
+    first_counters "$W/build/main.gcda" >"$W/orig"
+    first_counters "$W/opt/main.gcda" >"$W/staged"
+    read -ra o <"$W/orig"
+    read -ra s <"$W/staged"
+    [ "${#o[@]}" -gt 0 ]
+    for i in "${!o[@]}"; do
+        [ "${s[$i]}" -eq $(((o[i] * 1000000000000 + scale - 1) / scale)) ]
+    done
+}
+
+@test "flags: the optimized build's flags in one place" {
+    run kpgo flags
+    assert_success
+    assert_output "-fprofile-use -fprofile-correction -Wno-error=coverage-mismatch -Wno-error=missing-profile"
+    run kpgo flags --profile-dir /var/lib/kpgo/staged --make
+    assert_output "KCFLAGS=-fprofile-use=/var/lib/kpgo/staged -fprofile-correction -Wno-error=coverage-mismatch -Wno-error=missing-profile"
+    run kpgo flags --partial-training
+    assert_output --partial " -fprofile-partial-training"
+    run kpgo flags --compiler clang
+    assert_failure 1
+    run kpgo flags --profile-dir "a b"
+    assert_failure 2
+}
