@@ -89,6 +89,11 @@ fuzz-smoke: fuzz
 	done
 	@echo "fuzz: ok"
 
+# The README's main job (until the kernel packaging lands): the pipeline on
+# a small program.
+demo: $(B)/kpgo $(TOOL_BIN)
+	./tests/demo.sh
+
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
@@ -96,7 +101,7 @@ install: $(B)/kpgo
 clean:
 	rm -rf $(B)
 
-.PHONY: all check unit cli fuzz fuzz-smoke install clean tools
+.PHONY: demo all check unit cli fuzz fuzz-smoke install clean tools
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
