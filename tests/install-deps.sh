@@ -8,7 +8,7 @@ pkgs=(
     libarchive-dev libssl-dev zstd
     bats bats-support bats-assert
     clang libclang-rt-14-dev
-    shellcheck valgrind
+    shellcheck valgrind python3
     gcc-11
 )
 
