@@ -129,8 +129,8 @@ refused() {
     refused "$W/o.kpgo" "bad archive entry name"
     forge "$W/r.kpgo" order
     refused "$W/r.kpgo" "out of order"
-    forge "$W/m.kpgo" manifest-last
-    refused "$W/m.kpgo" "not MANIFEST"
+    forge "$W/ml.kpgo" manifest-last
+    refused "$W/ml.kpgo" "not MANIFEST"
 }
 
 @test "a MANIFEST that lies about the payload is refused" {
