@@ -32,13 +32,14 @@
 #define GCDA_MAGIC 0x67636461u /* "gcda" */
 #define GCDA_MAGIC_SWAPPED 0x61646367u
 #define TAG_FUNCTION 0x01000000u
-#define TAG_ARCS 0x01a10000u /* GCOV_TAG_FOR_COUNTER(0) */
+#define TAG_ARCS 0x01a10000u	     /* GCOV_TAG_FOR_COUNTER(0) */
 #define TAG_COUNTER_BASE 0x01a10000u /* + (type << 17) */
 #define TAG_COUNTER_MAX 0x01ff0000u
 #define TAG_OBJECT_SUMMARY 0xa1000000u
 #define FUNCTION_WORDS 3
 #define SUMMARY_WORDS 2
 #define MAX_INPUT (1u << 30)
+#define MAX_COUNTERS (1u << 24) /* per function */
 
 struct input {
 	const char *name;
@@ -167,7 +168,8 @@ static void write_file(const struct output *out, const char *name)
  */
 static unsigned int parse_major(const struct input *in, uint32_t version)
 {
-	unsigned char c[4] = {version >> 24, version >> 16, version >> 8, version};
+	unsigned char c[4] = {(unsigned char)(version >> 24), (unsigned char)(version >> 16),
+			      (unsigned char)(version >> 8), (unsigned char)version};
 	unsigned int major;
 
 	if (c[0] < 'A' || c[0] > 'Z' || c[1] < '0' || c[1] > '9' || c[2] < '0' || c[2] > '9' ||
@@ -175,8 +177,7 @@ static unsigned int parse_major(const struct input *in, uint32_t version)
 		die("'%s': unrecognised version stamp 0x%08" PRIx32, in->name, version);
 	major = (unsigned int)(c[0] - 'A') * 10 + (unsigned int)(c[1] - '0');
 	if (major < 9)
-		die("'%s': GCC %u.%c format not supported (need GCC >= 9)", in->name, major,
-		    c[2]);
+		die("'%s': GCC %u.%c format not supported (need GCC >= 9)", in->name, major, c[2]);
 	return major;
 }
 
@@ -254,8 +255,7 @@ static void convert(struct input *in, struct output *out)
 			die("'%s': negative length for tag 0x%08" PRIx32 " at offset %zu", in->name,
 			    tag, rec);
 		if (!zeros && words > (in->size - in->pos) / 4)
-			die("'%s': record at offset %zu runs past the end of the file", in->name,
-			    rec);
+			die("'%s': truncated record at offset %zu", in->name, rec);
 
 		if (tag == TAG_OBJECT_SUMMARY) {
 			if (seen_summary || functions)
@@ -271,8 +271,8 @@ static void convert(struct input *in, struct output *out)
 			uint32_t lineno, cfg;
 
 			if (want_arcs)
-				die("'%s': function ident %" PRIu32 " has no arc counters", in->name,
-				    ident);
+				die("'%s': function ident %" PRIu32 " has no arc counters",
+				    in->name, ident);
 			if (words == 0)
 				die("'%s': empty FUNCTION record at offset %zu (a COMDAT function "
 				    "emitted elsewhere; the kernel has none)",
@@ -302,8 +302,10 @@ static void convert(struct input *in, struct output *out)
 				die("'%s': arc counters at offset %zu have an odd number of words",
 				    in->name, rec);
 			n = words / 2;
-			if ((uint64_t)n * 2 * unit > UINT32_MAX / 2)
-				die("'%s': too many counters at offset %zu", in->name, rec);
+			/* Bounds what an all-zero (negative) length can make us write. */
+			if (n > MAX_COUNTERS)
+				die("'%s': %" PRIu32 " counters at offset %zu, more than %u",
+				    in->name, n, rec, MAX_COUNTERS);
 			out_u32(out, TAG_ARCS);
 			out_u32(out, n * 2 * unit);
 			if (zeros) {
@@ -316,7 +318,8 @@ static void convert(struct input *in, struct output *out)
 			}
 			want_arcs = false;
 		} else if (is_counter_tag(tag)) {
-			die("'%s': counter type %" PRIu32 " at offset %zu: the kernel profiles arcs "
+			die("'%s': counter type %" PRIu32
+			    " at offset %zu: the kernel profiles arcs "
 			    "only (built with -fprofile-generate or -fprofile-values?)",
 			    in->name, (tag - TAG_COUNTER_BASE) >> 17, rec);
 		} else {
