@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz-seeds - write valid seed inputs for a fuzz target
+ *
+ * Usage: fuzz-seeds NAME DIR
+ *
+ * NAME is a target in tests/fuzz (gcda, archive, manifest). The seeds are
+ * made with kpgo's own writers (and, for the runtime's quirks the writer
+ * never produces, by hand), so they follow the formats as the code knows
+ * them and the fuzzer starts from inputs that get past the first checks.
+ * Exit status: 0 written, 1 failure, 2 usage or unknown NAME.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcda.h"
+#include "manifest.h"
+#include "profile.h"
+
+static const char *dir;
+
+static int write_seed(const char *name, const void *data, size_t len)
+{
+	struct strbuf path = STRBUF_INIT;
+	int r;
+
+	if (strbuf_addf(&path, "%s/%s", dir, name))
+		return -ENOMEM;
+	r = kpgo_write_file_atomic(path.buf, data, len, 0644);
+	if (r)
+		fprintf(stderr, "fuzz-seeds: cannot write '%s': %s\n", path.buf, strerror(-r));
+	strbuf_release(&path);
+	return r;
+}
+
+/* @n_fns functions of 1..4 counters with varied values, in @g (freed by the caller). */
+static int make_gcda(struct kpgo_gcda *g, const char *ver, size_t n_fns)
+{
+	size_t i, j, n = 0;
+
+	kpgo_gcda_init(g);
+	if (kpgo_gcc_version_parse(ver, &g->version))
+		return -EINVAL;
+	g->stamp = 0x3b5f0a3c;
+	g->fns = calloc(n_fns ? n_fns : 1, sizeof(*g->fns));
+	g->ctrs = calloc(n_fns * 4 + 1, sizeof(*g->ctrs));
+	if (!g->fns || !g->ctrs) {
+		kpgo_gcda_release(g);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n_fns; i++) {
+		struct kpgo_gcda_fn *f = &g->fns[i];
+
+		f->ident = (uint32_t)(i * 7919 + 1);
+		f->lineno_checksum = (uint32_t)(0x0e3ee8b6u + i);
+		f->cfg_checksum = (uint32_t)(0xa7a65762u ^ i);
+		f->n_arcs = (uint32_t)(i % 4 + 1);
+		f->arcs = n;
+		for (j = 0; j < f->n_arcs; j++)
+			g->ctrs[n++] = i == 1 ? 0 : (uint64_t)(j + 1) << (8 * (i % 5));
+	}
+	g->n_fns = n_fns;
+	g->n_ctrs = n;
+	g->runs = 3;
+	g->sum_max = kpgo_gcda_max(g);
+	return 0;
+}
+
+static int gcda_seed(const char *name, const char *ver, size_t n_fns, unsigned flags)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct kpgo_gcda g;
+	int r;
+
+	r = make_gcda(&g, ver, n_fns);
+	if (!r)
+		r = kpgo_gcda_write(&g, flags, &out);
+	if (!r)
+		r = write_seed(name, out.buf, out.len);
+	kpgo_gcda_release(&g);
+	strbuf_release(&out);
+	return r;
+}
+
+static void put32(struct strbuf *b, uint32_t v)
+{
+	strbuf_add(b, &v, 4);
+}
+
+/*
+ * As GCC 12's runtime writes it: a summary, a placeholder function record,
+ * an all-zero counter array as a negative length, the final zero word.
+ */
+static int gcc12_runtime_seed(void)
+{
+	struct strbuf b = STRBUF_INIT;
+	uint32_t ver;
+	int r;
+
+	kpgo_gcc_version_parse("B22*", &ver);
+	put32(&b, KPGO_GCDA_MAGIC);
+	put32(&b, ver);
+	put32(&b, 0x3b5f0a3c);
+	put32(&b, 0x80ef7c77);
+	put32(&b, KPGO_TAG_OBJECT_SUMMARY);
+	put32(&b, 8);
+	put32(&b, 2);
+	put32(&b, 20);
+	put32(&b, KPGO_TAG_FUNCTION);
+	put32(&b, 12);
+	put32(&b, 108032747);
+	put32(&b, 0x0e3ee8b6);
+	put32(&b, 0xa7a65762);
+	put32(&b, KPGO_TAG_ARCS);
+	put32(&b, 16);
+	put32(&b, 20);
+	put32(&b, 0);
+	put32(&b, 8);
+	put32(&b, 0);
+	put32(&b, KPGO_TAG_FUNCTION);
+	put32(&b, 0);
+	put32(&b, KPGO_TAG_FUNCTION);
+	put32(&b, 12);
+	put32(&b, 902726597);
+	put32(&b, 0x877a3b20);
+	put32(&b, 0xc27ce21c);
+	put32(&b, KPGO_TAG_ARCS);
+	put32(&b, (uint32_t)-16);
+	put32(&b, 0);
+	r = write_seed("gcc12-runtime.gcda", b.buf, b.len);
+	strbuf_release(&b);
+	return r;
+}
+
+static int seeds_gcda(void)
+{
+	return gcda_seed("gcc12-kernel.gcda", "B22*", 5, 0) ||
+	       gcda_seed("gcc12-summary.gcda", "B22*", 3, KPGO_GCDA_SUMMARY) ||
+	       gcda_seed("gcc11-kernel.gcda", "B12*", 5, 0) ||
+	       gcda_seed("gcc11-summary.gcda", "B13*", 2, KPGO_GCDA_SUMMARY) ||
+	       gcda_seed("gcc9-summary.gcda", "A94*", 1, KPGO_GCDA_SUMMARY) ||
+	       gcda_seed("gcc8-kernel.gcda", "A83*", 2, 0) ||
+	       gcda_seed("gcc12-empty.gcda", "B22*", 0, 0) || gcc12_runtime_seed();
+}
+
+static int profile_seed(const char *name, const char *ver, size_t n_objs)
+{
+	static const char *const paths[] = { "init/main.gcda", "kernel/fork.gcda", "mm/mmap.gcda" };
+	struct strbuf path = STRBUF_INIT;
+	struct kpgo_error err;
+	struct kpgo_profile p;
+	size_t i;
+	int r = 0;
+
+	kpgo_profile_init(&p);
+	if (kpgo_manifest_set(&p.manifest, MF_RELEASE, "6.1.0-fuzz") ||
+	    kpgo_manifest_set(&p.manifest, MF_BUILD_ROOT, "/build/linux") ||
+	    kpgo_manifest_set(&p.manifest, MF_WORKLOAD, "seed") ||
+	    kpgo_manifest_set(&p.manifest, MF_RUNS, "2"))
+		r = -ENOMEM;
+	for (i = 0; !r && i < n_objs && i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct kpgo_gcda g;
+		char *dup;
+
+		r = make_gcda(&g, ver, i + 1);
+		if (r)
+			break;
+		dup = strdup(paths[i]);
+		if (!dup || kpgo_profile_add(&p, dup, &g)) {
+			free(dup);
+			kpgo_gcda_release(&g);
+			r = -ENOMEM;
+		}
+	}
+	if (!r && strbuf_addf(&path, "%s/%s", dir, name))
+		r = -ENOMEM;
+	if (!r) {
+		r = kpgo_profile_save(&p, path.buf, &err);
+		if (r)
+			fprintf(stderr, "fuzz-seeds: %s\n", err.msg);
+	}
+	kpgo_profile_release(&p);
+	strbuf_release(&path);
+	return r;
+}
+
+static int seeds_archive(void)
+{
+	return profile_seed("gcc12.kpgo", "B22*", 3) || profile_seed("gcc11.kpgo", "B12*", 1);
+}
+
+static int seeds_manifest(void)
+{
+	static const char text[] =
+		"# a comment\n"
+		"KPGO_FORMAT=1\n"
+		"KERNEL_RELEASE=6.1.0-9-amd64\n"
+		"ARCH=x86_64\n"
+		"GCOV_VERSION=B22*\n"
+		"COMPILER=gcc 12.2\n"
+		"BUILD_ROOT=/build/linux\n"
+		"WORKLOAD=fio randread\n"
+		"\n"
+		"RUNS=1\n"
+		"OBJECTS=885\n"
+		"FUNCTIONS=31000\n"
+		"COUNTERS=250000\n"
+		"SUM_ALL=987654321\n"
+		"SUM_MAX=1234567\n"
+		"PAYLOAD_SHA256=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n"
+		"X_FUTURE=kept=as is\n";
+	static const char minimal[] =
+		"KPGO_FORMAT=1\nGCOV_VERSION=B12*\nBUILD_ROOT=/b\nRUNS=1\nOBJECTS=0\n"
+		"FUNCTIONS=0\nCOUNTERS=0\nSUM_MAX=0\nPAYLOAD_SHA256=";
+
+	return write_seed("full.manifest", text, sizeof(text) - 1) ||
+	       write_seed("minimal.manifest", minimal, sizeof(minimal) - 1);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} targets[] = {
+		{ "gcda", seeds_gcda },
+		{ "archive", seeds_archive },
+		{ "manifest", seeds_manifest },
+	};
+	size_t i;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: fuzz-seeds NAME DIR\n");
+		return 2;
+	}
+	dir = argv[2];
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		if (!strcmp(argv[1], targets[i].name))
+			return targets[i].fn() ? 1 : 0;
+	fprintf(stderr, "fuzz-seeds: no fuzz target '%s'\n", argv[1]);
+	return 2;
+}
