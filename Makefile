@@ -78,10 +78,10 @@ $(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC)
 	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Isrc/lib -g -O1 -fsanitize=fuzzer,address,undefined \
 		$< $(LIB_SRC) -o $@ $(LIBS)
 
-fuzz-smoke: fuzz
+fuzz-smoke: fuzz $(B)/tests/fuzz-seeds
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(B)/fuzz/corpus-$$t; \
-		$(B)/tests/fuzz-seeds $$t $(B)/fuzz/corpus-$$t 2>/dev/null || true; \
+		$(B)/tests/fuzz-seeds $$t $(B)/fuzz/corpus-$$t || exit 1; \
 		echo "fuzz $$t for $(FUZZ_SECONDS)s"; \
 		$(B)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 			-print_final_stats=0 $(B)/fuzz/corpus-$$t 2>$(B)/fuzz/$$t.log || \

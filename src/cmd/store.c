@@ -1,9 +1,528 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* kpgo store: the build farm's profiles, content-addressed, and the choice of one. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd/cmd.h"
+#include "gcda.h"
+#include "profile-archive.h"
+#include "store.h"
+
+static const char usage_text[] =
+	"usage: kpgo store [--store DIR] <command> [<args>]\n"
+	"\n"
+	"  add FILE.kpgo...        verify archives and store them (prints each sha256)\n"
+	"  list [--json]           one line per stored profile\n"
+	"  show [--json] SHA       a profile's manifest and file (a unique prefix will do)\n"
+	"  select --release R ...  the best profile to build release R with\n"
+	"  verify [--repair]       re-hash and re-verify everything, check the index\n"
+	"  gc --keep N [--dry-run] keep the newest N profiles of each kernel release\n"
+	"\n"
+	"The store is --store DIR, else $KPGO_STORE, else " KPGO_STORE_DEFAULT ".\n"
+	"Every command takes -q/--quiet, -v/--verbose and -h/--help.\n";
+
+static const char add_usage[] =
+	"usage: kpgo store add FILE.kpgo...\n"
+	"\n"
+	"Verifies every archive completely (payload hash, totals, entry names), then\n"
+	"stores them by the sha256 of their bytes and prints each sha256. All or\n"
+	"none: one bad archive leaves the store unchanged. Adding an archive the\n"
+	"store has is not an error. The store is created by the first add.\n";
+
+static const char list_usage[] =
+	"usage: kpgo store list [--json]\n"
+	"\n"
+	"One line per profile: short sha256, kernel release, gcov version,\n"
+	"workload, runs, end of the collection window; by release, then window.\n";
+
+static const char show_usage[] =
+	"usage: kpgo store show [--json] SHA\n"
+	"\n"
+	"The manifest and the file of the profile whose sha256 starts with SHA.\n";
+
+static const char select_usage[] =
+	"usage: kpgo store select --release R [--build-id ID] [--gcov-version V | --cc CC]\n"
+	"                         [--arch A] [--json]\n"
+	"\n"
+	"Prints the file of the best profile for building release R, and why on\n"
+	"stderr. Best is, in order: the same build id; the same release; the\n"
+	"nearest older release of the same series (6.1.0-13 for 6.1.0-17; releases\n"
+	"compare as dpkg compares versions). Never a newer release, never another\n"
+	"series. The gcov version (what 'kpgo info' shows, e.g. 'B33*'; --cc asks\n"
+	"the compiler CC) and the arch must match when given, since GCC ignores a\n"
+	"profile of another version. Ties go to most runs, then the newest window.\n"
+	"Exit 1, with the reason, when nothing fits.\n";
+
+static const char verify_usage[] =
+	"usage: kpgo store verify [--repair]\n"
+	"\n"
+	"Re-hashes every object against its name, verifies every archive fully and\n"
+	"compares the index with the objects both ways. Prints one line per problem\n"
+	"and exits 1 if there is any. With --repair, moves bad objects to corrupt/\n"
+	"and rebuilds the index from the good ones.\n";
+
+static const char gc_usage[] =
+	"usage: kpgo store gc --keep N [--dry-run]\n"
+	"\n"
+	"Keeps the newest N profiles (by window end, then time added) of each\n"
+	"kernel release and removes the others; removes files in tmp/ older than\n"
+	"an hour, left by interrupted adds. Prints what it removes.\n";
+
+static const char *store_opt;
+
+enum { OPT_STORE = 256, OPT_RELEASE, OPT_BUILD_ID, OPT_GCOV, OPT_CC, OPT_ARCH, OPT_REPAIR,
+       OPT_KEEP, OPT_DRY_RUN };
+
+#define COMMON_OPTIONS                                                          \
+	{ "store", required_argument, NULL, OPT_STORE },                        \
+	{ "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
+	{ "help", no_argument, NULL, 'h' }
+
+/*
+ * The options every store command takes. Returns -1 when @c is not one of
+ * them, else the command's exit code (or 256 to go on).
+ */
+static int common_option(int c, const char *cmd, const char *usage)
+{
+	switch (c) {
+	case OPT_STORE: store_opt = optarg; return 256;
+	case 'q': verbosity = 0; return 256;
+	case 'v': verbosity = 2; return 256;
+	case 'h': fputs(usage, stdout); return 0;
+	case '?': return usage_error(cmd, "bad option");
+	default: return -1;
+	}
+}
+
+static int open_store(struct kpgo_store *s)
+{
+	if (kpgo_store_init(s, kpgo_store_default_dir(store_opt)))
+		return error("out of memory");
+	return 0;
+}
+
+static int read_index(struct kpgo_store *s, struct kpgo_store_index *idx)
+{
+	struct kpgo_error err;
+
+	if (open_store(s))
+		return 1;
+	if (kpgo_store_index_read(s, idx, &err))
+		return error("%s", err.msg);
+	return 0;
+}
+
+static void json_entry(const struct kpgo_store_entry *e, const char *path)
+{
+	printf("{\"sha256\": \"%s\", \"release\": ", e->sha);
+	json_str(stdout, e->release);
+	printf(", \"build_id\": ");
+	json_str(stdout, e->build_id);
+	printf(", \"arch\": ");
+	json_str(stdout, e->arch);
+	printf(", \"gcov_version\": ");
+	json_str(stdout, e->gcov_version);
+	printf(", \"workload\": ");
+	json_str(stdout, e->workload);
+	printf(", \"runs\": %" PRIu64 ", \"merged_profiles\": %" PRIu64 ", \"window_end\": ",
+	       e->runs, e->merged);
+	json_str(stdout, e->window_end);
+	printf(", \"added\": ");
+	json_str(stdout, e->added);
+	printf(", \"path\": ");
+	json_str(stdout, path);
+	printf("}");
+}
+
+static int store_add(int argc, char **argv)
+{
+	static const struct option opts[] = { COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
+	struct kpgo_store_added *res;
+	struct kpgo_error err;
+	struct kpgo_store s;
+	int c, i, n, ret;
+
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1)
+		if ((ret = common_option(c, "store add", add_usage)) != 256)
+			return ret < 0 ? usage_error("store add", "bad option") : ret;
+	if (optind >= argc)
+		return usage_error("store add", "no profile archives to add");
+	n = argc - optind;
+	res = calloc((size_t)n, sizeof(*res));
+	if (!res)
+		return error("out of memory");
+	if (open_store(&s)) {
+		free(res);
+		return 1;
+	}
+	ret = 0;
+	if (kpgo_store_add(&s, (const char *const *)argv + optind, (size_t)n, res, &err)) {
+		ret = error("%s", err.msg);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		printf("%s\n", res[i].sha);
+		if (res[i].existed)
+			note(1, "'%s' is already in the store as %.12s", argv[optind + i],
+			     res[i].sha);
+		else
+			note(1, "added '%s' as %.12s", argv[optind + i], res[i].sha);
+	}
+out:
+	kpgo_store_release(&s);
+	free(res);
+	return ret;
+}
+
+static const char *or_dash(const char *s)
+{
+	return *s ? s : "-";
+}
+
+static int store_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+	};
+	struct kpgo_store_index idx = { 0 };
+	struct strbuf path = STRBUF_INIT;
+	int c, ret, wr = 1, ww = 1;
+	struct kpgo_store s;
+	bool json = false;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "jqvh", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		if ((ret = common_option(c, "store list", list_usage)) != 256)
+			return ret < 0 ? usage_error("store list", "bad option") : ret;
+	}
+	if (optind != argc)
+		return usage_error("store list", "unexpected argument '%s'", argv[optind]);
+	ret = read_index(&s, &idx);
+	if (ret)
+		goto out;
+	kpgo_store_index_sort(&idx);
+	for (i = 0; i < idx.n; i++) {
+		if ((int)strlen(idx.e[i].release) > wr)
+			wr = (int)strlen(idx.e[i].release);
+		if ((int)strlen(idx.e[i].workload) > ww)
+			ww = (int)strlen(idx.e[i].workload);
+	}
+	if (json)
+		printf("[");
+	for (i = 0; i < idx.n; i++) {
+		const struct kpgo_store_entry *e = &idx.e[i];
+
+		if (json) {
+			if (kpgo_store_object_path(&s, e->sha, &path)) {
+				ret = error("out of memory");
+				goto out;
+			}
+			printf("%s\n  ", i ? "," : "");
+			json_entry(e, path.buf);
+		} else {
+			printf("%.12s  %-*s  %-4s  %-*s  %4" PRIu64 "  %s\n", e->sha, wr,
+			       or_dash(e->release), or_dash(e->gcov_version), ww,
+			       or_dash(e->workload), e->runs, or_dash(e->window_end));
+		}
+	}
+	if (json)
+		printf("%s]\n", idx.n ? "\n" : "");
+out:
+	strbuf_release(&path);
+	kpgo_store_index_release(&idx);
+	kpgo_store_release(&s);
+	return ret;
+}
+
+static int store_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+	};
+	struct kpgo_store_index idx = { 0 };
+	struct strbuf path = STRBUF_INIT;
+	const struct kpgo_store_entry *e;
+	const struct kpgo_manifest *m;
+	struct kpgo_archive *a = NULL;
+	struct kpgo_error err;
+	struct kpgo_store s;
+	bool json = false;
+	int c, ret;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "jqvh", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		if ((ret = common_option(c, "store show", show_usage)) != 256)
+			return ret < 0 ? usage_error("store show", "bad option") : ret;
+	}
+	if (optind + 1 != argc)
+		return usage_error("store show", "expected one sha256 (or a unique prefix)");
+	ret = read_index(&s, &idx);
+	if (ret)
+		goto out;
+	if (kpgo_store_lookup(&idx, argv[optind], &e, &err)) {
+		ret = error("%s", err.msg);
+		goto out;
+	}
+	if (kpgo_store_object_path(&s, e->sha, &path)) {
+		ret = error("out of memory");
+		goto out;
+	}
+	if (kpgo_archive_open(&a, path.buf, &err)) {
+		ret = error("cannot read '%s': %s", path.buf, err.msg);
+		goto out;
+	}
+	m = kpgo_archive_manifest(a);
+	if (json) {
+		printf("{\n  \"sha256\": \"%s\",\n  \"path\": ", e->sha);
+		json_str(stdout, path.buf);
+		printf(",\n  \"added\": ");
+		json_str(stdout, e->added);
+		printf(",\n  \"manifest\": {");
+		for (i = 0; i < m->n; i++) {
+			printf("%s\n    ", i ? "," : "");
+			json_str(stdout, m->e[i].key);
+			printf(": ");
+			json_str(stdout, m->e[i].value);
+		}
+		printf("\n  }\n}\n");
+	} else {
+		printf("sha256: %s\nfile: %s\nadded: %s\n\nmanifest:\n", e->sha, path.buf,
+		       e->added);
+		for (i = 0; i < m->n; i++)
+			printf("  %s=%s\n", m->e[i].key, m->e[i].value);
+	}
+out:
+	kpgo_archive_close(a);
+	strbuf_release(&path);
+	kpgo_store_index_release(&idx);
+	kpgo_store_release(&s);
+	return ret;
+}
+
+static int store_select(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "release", required_argument, NULL, OPT_RELEASE },
+		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
+		{ "gcov-version", required_argument, NULL, OPT_GCOV },
+		{ "cc", required_argument, NULL, OPT_CC },
+		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "json", no_argument, NULL, 'j' },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kpgo_store_query q = { 0 };
+	struct kpgo_store_index idx = { 0 };
+	struct strbuf path = STRBUF_INIT;
+	struct kpgo_store_choice ch;
+	const char *cc = NULL;
+	struct kpgo_error err;
+	struct kpgo_store s;
+	char gv[5];
+	bool json = false;
+	uint32_t stamp;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "jqvh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_RELEASE: q.release = optarg; continue;
+		case OPT_BUILD_ID: q.build_id = optarg; continue;
+		case OPT_GCOV: q.gcov_version = optarg; continue;
+		case OPT_CC: cc = optarg; continue;
+		case OPT_ARCH: q.arch = optarg; continue;
+		case 'j': json = true; continue;
+		}
+		if ((ret = common_option(c, "store select", select_usage)) != 256)
+			return ret < 0 ? usage_error("store select", "bad option") : ret;
+	}
+	if (optind != argc)
+		return usage_error("store select", "unexpected argument '%s'", argv[optind]);
+	if (!q.release || !*q.release || !kpgo_manifest_value_ok(q.release))
+		return usage_error("store select", "a kernel release is required (--release R)");
+	if (cc && q.gcov_version)
+		return usage_error("store select", "--gcov-version and --cc exclude each other");
+	if (q.gcov_version && kpgo_gcc_version_parse(q.gcov_version, &stamp))
+		return usage_error("store select",
+				   "bad gcov version '%s' (four characters, e.g. 'B33*')",
+				   q.gcov_version);
+	if (cc) {
+		int r = compiler_gcov_version(cc, &stamp);
+
+		if (r)
+			return error("cannot get the gcov version of '%s': %s", cc,
+				     r == -ENOEXEC ? "it failed to compile with --coverage"
+						   : strerror(-r));
+		kpgo_gcc_version_str(stamp, gv);
+		q.gcov_version = gv;
+	}
+	ret = read_index(&s, &idx);
+	if (ret)
+		goto out;
+	if (kpgo_store_select(&idx, &q, &ch, &err)) {
+		ret = error("%s", err.msg);
+		goto out;
+	}
+	if (kpgo_store_object_path(&s, ch.e->sha, &path)) {
+		ret = error("out of memory");
+		goto out;
+	}
+	if (json) {
+		printf("{\"path\": ");
+		json_str(stdout, path.buf);
+		printf(", \"rank\": %d, \"candidates\": %zu, \"why\": ", (int)ch.rank,
+		       ch.candidates);
+		json_str(stdout, ch.why);
+		printf(", \"profile\": ");
+		json_entry(ch.e, path.buf);
+		printf("}\n");
+	} else {
+		printf("%s\n", path.buf);
+		note(1, "selected %.12s: %s", ch.e->sha, ch.why);
+	}
+out:
+	strbuf_release(&path);
+	kpgo_store_index_release(&idx);
+	kpgo_store_release(&s);
+	return ret;
+}
+
+static int store_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repair", no_argument, NULL, OPT_REPAIR }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+	};
+	struct kpgo_store_report rep;
+	struct kpgo_error err;
+	struct kpgo_store s;
+	bool repair = false;
+	int c, ret;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
+		if (c == OPT_REPAIR) {
+			repair = true;
+			continue;
+		}
+		if ((ret = common_option(c, "store verify", verify_usage)) != 256)
+			return ret < 0 ? usage_error("store verify", "bad option") : ret;
+	}
+	if (optind != argc)
+		return usage_error("store verify", "unexpected argument '%s'", argv[optind]);
+	if (open_store(&s))
+		return 1;
+	if (kpgo_store_verify(&s, repair, &rep, &err)) {
+		kpgo_store_release(&s);
+		return error("%s", err.msg);
+	}
+	for (i = 0; i < rep.problems.n; i++)
+		printf("%s\n", rep.problems.items[i]);
+	for (i = 0; i < rep.repairs.n; i++)
+		printf("repaired: %s\n", rep.repairs.items[i]);
+	ret = 0;
+	if (rep.problems.n && !repair)
+		ret = error("%zu problems in the store '%s' (see 'kpgo store verify --help')",
+			    rep.problems.n, s.dir);
+	else if (rep.problems.n)
+		note(1, "repaired %zu problems; the store '%s' holds %zu good profiles",
+		     rep.problems.n, s.dir, rep.objects);
+	else
+		note(1, "the store '%s' is consistent: %zu profiles", s.dir, rep.objects);
+	kpgo_store_report_release(&rep);
+	kpgo_store_release(&s);
+	return ret;
+}
+
+static int store_gc(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kpgo_store_index removed = { 0 };
+	struct kpgo_strlist tmp = { 0 };
+	struct kpgo_error err;
+	struct kpgo_store s;
+	bool dry_run = false;
+	uint64_t keep = 0;
+	const char *verb;
+	int c, ret;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
+		if (c == OPT_KEEP) {
+			if (kpgo_parse_u64(optarg, &keep) || keep == 0 || keep > 1000000)
+				return usage_error("store gc", "bad --keep '%s' (1 or more)",
+						   optarg);
+			continue;
+		}
+		if (c == OPT_DRY_RUN) {
+			dry_run = true;
+			continue;
+		}
+		if ((ret = common_option(c, "store gc", gc_usage)) != 256)
+			return ret < 0 ? usage_error("store gc", "bad option") : ret;
+	}
+	if (optind != argc)
+		return usage_error("store gc", "unexpected argument '%s'", argv[optind]);
+	if (!keep)
+		return usage_error("store gc", "how many to keep of each release? (--keep N)");
+	if (open_store(&s))
+		return 1;
+	ret = 0;
+	if (kpgo_store_gc(&s, (unsigned)keep, dry_run, &removed, &tmp, &err))
+		ret = error("%s", err.msg);
+	verb = dry_run ? "would remove" : "removed";
+	for (i = 0; i < removed.n; i++)
+		printf("%s %s  %s  %s  %s\n", verb, removed.e[i].sha, or_dash(removed.e[i].release),
+		       or_dash(removed.e[i].workload), or_dash(removed.e[i].window_end));
+	for (i = 0; i < tmp.n; i++)
+		printf("%s tmp/%s\n", verb, tmp.items[i]);
+	kpgo_store_index_release(&removed);
+	kpgo_strlist_clear(&tmp);
+	kpgo_store_release(&s);
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} subcommands[] = {
+	{ "add", store_add },	    { "list", store_list },	{ "show", store_show },
+	{ "select", store_select }, { "verify", store_verify }, { "gc", store_gc },
+};
 
 int cmd_store(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("not yet");
+	static const struct option opts[] = { COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
+	size_t i;
+	int c, ret;
+
+	/* Options before the command; '+' stops at the command's name. */
+	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
+		if ((ret = common_option(c, "store", usage_text)) != 256)
+			return ret < 0 ? usage_error("store", "bad option") : ret;
+	if (optind >= argc)
+		return usage_error("store", "which command? (add, list, show, select, verify, gc)");
+	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (!strcmp(argv[optind], subcommands[i].name)) {
+			argc -= optind;
+			argv += optind;
+			optind = 0; /* glibc: start over, at argv[1] */
+			return subcommands[i].fn(argc, argv);
+		}
+	}
+	return usage_error("store", "'%s' is not a store command", argv[optind]);
 }

@@ -119,8 +119,8 @@ static int cmp_u32(const void *a, const void *b)
  * counts; with the arrays allocated it fills them.
  */
 static int parse_records(const unsigned char *d, size_t len, size_t pos,
-			 const struct kpgo_gcc_version *v, struct kpgo_gcda *g, size_t *n_fns,
-			 size_t *n_ctrs, struct kpgo_error *err)
+			 const struct kpgo_gcc_version *v, struct kpgo_gcda *g, size_t *offs,
+			 size_t *n_fns, size_t *n_ctrs, struct kpgo_error *err)
 {
 	bool fill = g->fns != NULL, in_fn = false, fn_has_arcs = false, summary = false;
 	size_t nf = 0, nc = 0;
@@ -139,17 +139,20 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 		slen = (int32_t)rawlen;
 		pos += 8;
 		if (tag == KPGO_TAG_ARCS && slen < 0) {
-			/* GCC >= 12 runtime: "n counters, all zero, none stored". */
-			uint64_t n;
+			/*
+			 * GCC >= 11 runtime: "n counters, all zero, none stored",
+			 * the length in the file's unit (bytes from GCC 12, words
+			 * before).
+			 */
+			uint64_t n, unit = v->byte_lengths ? 8 : 2;
 
-			if (!v->byte_lengths)
-				return ERR_AT(err, rec, "negative counter length %d", slen);
 			if (!in_fn || fn_has_arcs)
 				return ERR_AT(err, rec, "counter record outside a function");
 			n = (uint64_t)(-(int64_t)slen);
-			if (n % 8)
-				return ERR_AT(err, rec, "counter length %d not a multiple of 8", slen);
-			n /= 8;
+			if (n % unit)
+				return ERR_AT(err, rec, "counter length %d not a whole number of counters",
+					      slen);
+			n /= unit;
 			if (n > KPGO_GCDA_MAX_COUNTERS - nc)
 				return ERR_AT(err, rec, "too many counters (more than %u in one file)",
 					      KPGO_GCDA_MAX_COUNTERS);
@@ -190,6 +193,7 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 				f->cfg_checksum = get32(d + pos + 8);
 				f->n_arcs = 0;
 				f->arcs = nc;
+				offs[nf] = rec;
 			}
 			nf++;
 			in_fn = true;
@@ -247,11 +251,43 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 	return 0;
 }
 
+/* GCC's files never repeat an ident; a repeat would make merging ambiguous. */
+static int check_duplicates(const struct kpgo_gcda *g, size_t nf, const size_t *offs,
+			    struct kpgo_error *err)
+{
+	uint32_t *ids, dup;
+	bool seen = false;
+	size_t i, j;
+
+	if (nf < 2)
+		return 0;
+	ids = malloc(nf * sizeof(*ids));
+	if (!ids)
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < nf; i++)
+		ids[i] = g->fns[i].ident;
+	qsort(ids, nf, sizeof(*ids), cmp_u32);
+	for (i = 1; i < nf && ids[i] != ids[i - 1]; i++)
+		;
+	dup = i < nf ? ids[i] : 0;
+	free(ids);
+	if (i == nf)
+		return 0;
+	for (j = 0; j < nf; j++) {
+		if (g->fns[j].ident != dup)
+			continue;
+		if (seen)
+			return ERR_AT(err, offs[j], "function ident %u appears twice", dup);
+		seen = true;
+	}
+	return 0;
+}
+
 int kpgo_gcda_parse(const void *data, size_t len, struct kpgo_gcda *g, struct kpgo_error *err)
 {
 	const unsigned char *d = data;
 	struct kpgo_gcc_version v;
-	size_t hdr, nf = 0, nc = 0, i;
+	size_t hdr, nf = 0, nc = 0, *offs;
 	uint32_t magic, version;
 	char vs[5];
 	int r;
@@ -281,7 +317,7 @@ int kpgo_gcda_parse(const void *data, size_t len, struct kpgo_gcda *g, struct kp
 	hdr = v.has_checksum ? 16 : 12;
 	if (len < hdr)
 		return ERR_AT(err, len, "truncated header (%zu bytes)", len);
-	r = parse_records(d, len, hdr, &v, g, &nf, &nc, err);
+	r = parse_records(d, len, hdr, &v, g, NULL, &nf, &nc, err);
 	if (r)
 		return r;
 	g->version = version;
@@ -289,39 +325,22 @@ int kpgo_gcda_parse(const void *data, size_t len, struct kpgo_gcda *g, struct kp
 	g->checksum = v.has_checksum ? get32(d + 12) : 0;
 	g->fns = calloc(nf ? nf : 1, sizeof(*g->fns));
 	g->ctrs = calloc(nc ? nc : 1, sizeof(*g->ctrs));
-	if (!g->fns || !g->ctrs) {
+	offs = calloc(nf ? nf : 1, sizeof(*offs));
+	if (!g->fns || !g->ctrs || !offs) {
+		free(offs);
 		kpgo_gcda_release(g);
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
-	r = parse_records(d, len, hdr, &v, g, &nf, &nc, err);
+	r = parse_records(d, len, hdr, &v, g, offs, &nf, &nc, err);
+	if (!r)
+		r = check_duplicates(g, nf, offs, err);
+	free(offs);
 	if (r) {
 		kpgo_gcda_release(g);
 		return r;
 	}
 	g->n_fns = nf;
 	g->n_ctrs = nc;
-	if (nf > 1) {
-		uint32_t *ids = malloc(nf * sizeof(*ids));
-
-		if (!ids) {
-			kpgo_gcda_release(g);
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		}
-		for (i = 0; i < nf; i++)
-			ids[i] = g->fns[i].ident;
-		qsort(ids, nf, sizeof(*ids), cmp_u32);
-		for (i = 1; i < nf; i++) {
-			if (ids[i] == ids[i - 1]) {
-				uint32_t dup = ids[i];
-
-				free(ids);
-				kpgo_gcda_release(g);
-				return kpgo_error_set(err, -EINVAL,
-						      "function ident %u appears twice", dup);
-			}
-		}
-		free(ids);
-	}
 	return 0;
 }
 

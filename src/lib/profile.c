@@ -200,9 +200,26 @@ int kpgo_profile_save(struct kpgo_profile *p, const char *path, struct kpgo_erro
 	for (i = 1; i < p->n; i++)
 		if (!strcmp(p->objs[i].path, p->objs[i - 1].path))
 			return kpgo_error_set(err, -EINVAL, "object '%s' twice", p->objs[i].path);
+	for (i = 0; i < p->n; i++)
+		if (!kpgo_object_path_ok(p->objs[i].path))
+			return kpgo_error_set(err, -EINVAL, "bad object path '%s'", p->objs[i].path);
 	r = finish_manifest(p, err);
 	if (r)
 		return r;
+	/* Never write what the reader would refuse: parse our own manifest. */
+	r = kpgo_manifest_format(&p->manifest, &buf);
+	if (!r) {
+		struct kpgo_manifest check;
+
+		r = kpgo_manifest_parse(buf.buf, buf.len, &check, err);
+		kpgo_manifest_release(&check);
+		if (r)
+			goto out;
+	}
+	if (r) {
+		r = kpgo_error_set(err, r, "out of memory");
+		goto out;
+	}
 	fd = kpgo_tmpfile_for(path, &tmp);
 	if (fd < 0) {
 		r = kpgo_error_set(err, fd, "cannot create '%s': %s", path, strerror(-fd));
@@ -216,9 +233,7 @@ int kpgo_profile_save(struct kpgo_profile *p, const char *path, struct kpgo_erro
 				   ar ? archive_error_string(ar) : "out of memory");
 		goto out;
 	}
-	r = kpgo_manifest_format(&p->manifest, &buf);
-	if (!r)
-		r = write_entry(ar, "MANIFEST", buf.buf, buf.len, err);
+	r = write_entry(ar, "MANIFEST", buf.buf, buf.len, err);
 	for (i = 0; !r && i < p->n; i++) {
 		strbuf_reset(&buf);
 		strbuf_reset(&name);

@@ -49,7 +49,7 @@ int kpgo_read_fd(int fd, struct strbuf *out, size_t max)
 	for (;;) {
 		ssize_t n;
 
-		if (out->len >= max)
+		if (out->len > max)
 			return -EFBIG;
 		if (strbuf_grow(out, 65536))
 			return -ENOMEM;

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_STORE_H
+#define KPGO_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sha256.h"
+#include "util.h"
+
+/*
+ * The profile store: a directory of verified .kpgo archives, named by the
+ * sha256 of their bytes, and an index of their manifests (see
+ * profiles-store/FORMAT.md, "The store"):
+ *
+ *   DIR/objects/<first 2 hex>/<sha256>.kpgo   the archives, read-only
+ *   DIR/index                                 one line per archive
+ *   DIR/tmp/                                  in-flight writes
+ *   DIR/lock                                  flock(2): writers exclusive
+ *   DIR/corrupt/                              objects `verify --repair` set aside
+ *
+ * The objects are the truth; the index is derived from them and rebuilt
+ * when it disagrees. Every change is a rename of a complete, fsync'ed file,
+ * so a killed writer leaves at worst a stray tmp file or an object the
+ * index does not list yet, which the next writer picks up.
+ */
+#define KPGO_STORE_DEFAULT "/var/lib/kpgo/store"
+/* Largest archive file the store takes (it is verified in memory). */
+#define KPGO_STORE_FILE_MAX (1ull << 30)
+/* `gc` removes files in tmp/ older than this (seconds). */
+#define KPGO_STORE_TMP_AGE 3600
+
+struct kpgo_store {
+	char *dir;	/* as given, or made absolute once the directory exists */
+	int dirfd;	/* -1 until opened */
+	int objfd;	/* DIR/objects */
+	int tmpfd;	/* DIR/tmp, -1 until a writer needs it */
+	int lockfd;	/* -1 while unlocked */
+};
+
+/**
+ * struct kpgo_store_entry - one index line: what list and select need
+ * @added: when the object was written, from its mtime ("YYYY-MM-DDTHH:MM:SSZ")
+ *
+ * Strings are never NULL; a field the manifest lacks is "".
+ */
+struct kpgo_store_entry {
+	char sha[KPGO_SHA256_HEX];
+	char *release;
+	char *build_id;
+	char *arch;
+	char *gcov_version;
+	char *workload;
+	char *window_end;
+	char *added;
+	uint64_t runs;
+	uint64_t merged;
+};
+
+struct kpgo_store_index {
+	size_t n;
+	size_t alloc;
+	struct kpgo_store_entry *e;
+};
+
+void kpgo_store_index_release(struct kpgo_store_index *idx);
+/* By release (as dpkg compares versions), then window end, then sha. */
+void kpgo_store_index_sort(struct kpgo_store_index *idx);
+
+/* --store, else $KPGO_STORE, else KPGO_STORE_DEFAULT. */
+const char *kpgo_store_default_dir(const char *opt);
+
+/* Records @dir; nothing is opened or created until an operation needs it. */
+int kpgo_store_init(struct kpgo_store *s, const char *dir);
+void kpgo_store_release(struct kpgo_store *s);
+
+/* DIR/objects/<xx>/<sha>.kpgo into @out (reset first). */
+int kpgo_store_object_path(const struct kpgo_store *s, const char *sha, struct strbuf *out);
+
+/**
+ * kpgo_store_index_read() - the index as it is, for readers
+ *
+ * Takes no lock: the index is only ever replaced by rename(2), so a reader
+ * sees one complete version. Fails with -ENOENT when the store does not
+ * exist, and with -EBADMSG on a malformed line (verify --repair rebuilds).
+ */
+int kpgo_store_index_read(struct kpgo_store *s, struct kpgo_store_index *idx,
+			  struct kpgo_error *err);
+
+/* The entry whose sha starts with @prefix: -ENOENT none, -EEXIST several. */
+int kpgo_store_lookup(const struct kpgo_store_index *idx, const char *prefix,
+		      const struct kpgo_store_entry **e, struct kpgo_error *err);
+
+struct kpgo_store_added {
+	char sha[KPGO_SHA256_HEX];
+	bool existed;	/* the store had it already (or an earlier file of the batch) */
+};
+
+/**
+ * kpgo_store_add() - add archives, all or none
+ * @res: one per file
+ *
+ * Reads each file into memory, hashes those bytes and verifies them as an
+ * archive (payload hash, totals, names); one bad file fails the call before
+ * the store is touched (or created). Then copies each file into tmp/ while
+ * hashing it again (a file that changed meanwhile is refused), fsyncs, and
+ * under the lock renames it into objects/ without replacing an existing
+ * object and updates the index, picking up objects an interrupted add left
+ * unindexed.
+ */
+int kpgo_store_add(struct kpgo_store *s, const char *const *files, size_t n,
+		   struct kpgo_store_added *res, struct kpgo_error *err);
+
+/**
+ * struct kpgo_store_query - what `select` looks for
+ * @release: required
+ * @build_id, @gcov_version, @arch: NULL for any
+ */
+struct kpgo_store_query {
+	const char *release;
+	const char *build_id;
+	const char *gcov_version;
+	const char *arch;
+};
+
+enum kpgo_store_rank {
+	KPGO_RANK_BUILD_ID = 1,
+	KPGO_RANK_RELEASE = 2,
+	KPGO_RANK_OLDER = 3,
+};
+
+struct kpgo_store_choice {
+	const struct kpgo_store_entry *e;
+	enum kpgo_store_rank rank;
+	size_t candidates;	/* entries of that rank that fit */
+	char why[512];
+};
+
+/**
+ * kpgo_store_select() - the best profile for building @q->release
+ *
+ * Rank 1: same build id; 2: same release; 3: the nearest older release of
+ * the same series (major.minor), never a newer release or another series.
+ * Gcov version and arch must match exactly when given. Ties: most RUNS,
+ * then newest WINDOW_END, then smallest sha. -ENOENT with the reason in
+ * @err when nothing fits.
+ */
+int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_store_query *q,
+		      struct kpgo_store_choice *c, struct kpgo_error *err);
+
+/**
+ * struct kpgo_store_report - what verify found and did
+ * @problems: one line each, without a "kpgo: " prefix
+ * @repairs: what --repair did, one line each
+ * @objects: valid objects
+ */
+struct kpgo_store_report {
+	struct kpgo_strlist problems;
+	struct kpgo_strlist repairs;
+	size_t objects;
+};
+
+void kpgo_store_report_release(struct kpgo_store_report *r);
+
+/*
+ * Re-hashes every object against its name, verifies each archive fully and
+ * compares index and objects both ways. With @repair, moves bad objects to
+ * corrupt/ and rebuilds the index from the good ones (under the lock).
+ * Returns 0 when it could look (problems or not), or a negative errno.
+ */
+int kpgo_store_verify(struct kpgo_store *s, bool repair, struct kpgo_store_report *rep,
+		      struct kpgo_error *err);
+
+/**
+ * kpgo_store_gc() - keep the newest @keep profiles of each kernel release
+ * @removed: the entries removed (or that would be, with @dry_run)
+ * @tmp_removed: names of tmp/ files older than KPGO_STORE_TMP_AGE, removed
+ *
+ * Newest is by WINDOW_END, then added time. Under the lock; the index is
+ * rewritten before the objects go, so a crash leaves objects that the next
+ * add indexes again rather than index lines without objects.
+ */
+int kpgo_store_gc(struct kpgo_store *s, unsigned keep, bool dry_run,
+		  struct kpgo_store_index *removed, struct kpgo_strlist *tmp_removed,
+		  struct kpgo_error *err);
+
+/* Compares kernel releases as dpkg compares versions: <0, 0, >0. */
+int kpgo_release_cmp(const char *a, const char *b);
+/* The series ("6.1") of "6.1.0-13-amd64" into @out; false when there is none. */
+bool kpgo_release_series(const char *release, char *out, size_t len);
+
+#endif
