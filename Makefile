@@ -61,7 +61,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_CC ?= clang
 
-check: unit cli fuzz-smoke
+check: fuzz-smoke unit cli
 
 unit: $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN)
