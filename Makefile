@@ -97,6 +97,7 @@ demo: $(B)/kpgo $(TOOL_BIN)
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
+	install -D -m 0644 docs/kpgo.1 $(DESTDIR)$(MANDIR)/man1/kpgo.1
 
 clean:
 	rm -rf $(B)
