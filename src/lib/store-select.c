@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Choosing from the store's index: kernel releases in dpkg's order, their
+ * series, lookup by sha prefix and select's ranking.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store-internal.h"
+
+/* --- releases ---------------------------------------------------------- */
+
+/* dpkg's order of a character in a non-digit run: '~' first, letters, then the rest. */
+static int order(int c)
+{
+	if (isdigit(c))
+		return 0;
+	if (isalpha(c))
+		return c;
+	if (c == '~')
+		return -1;
+	if (c)
+		return c + 256;
+	return 0;
+}
+
+int kpgo_release_cmp(const char *sa, const char *sb)
+{
+	const unsigned char *a = (const unsigned char *)sa, *b = (const unsigned char *)sb;
+
+	/* dpkg's verrevcmp(): alternating non-digit and digit runs. */
+	while (*a || *b) {
+		int first_diff = 0;
+
+		while ((*a && !isdigit(*a)) || (*b && !isdigit(*b))) {
+			int ac = order(*a), bc = order(*b);
+
+			if (ac != bc)
+				return ac - bc;
+			a++;
+			b++;
+		}
+		while (*a == '0')
+			a++;
+		while (*b == '0')
+			b++;
+		while (isdigit(*a) && isdigit(*b)) {
+			if (!first_diff)
+				first_diff = *a - *b;
+			a++;
+			b++;
+		}
+		if (isdigit(*a))
+			return 1;
+		if (isdigit(*b))
+			return -1;
+		if (first_diff)
+			return first_diff;
+	}
+	return 0;
+}
+
+bool kpgo_release_series(const char *release, char *out, size_t len)
+{
+	const char *p = release;
+	size_t n;
+
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.' || !isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	n = (size_t)(p - release);
+	if (n >= len)
+		return false;
+	memcpy(out, release, n);
+	out[n] = '\0';
+	return true;
+}
+
+/* --- lookup and select ---------------------------------------------------- */
+
+int kpgo_store_lookup(const struct kpgo_store_index *idx, const char *prefix,
+		      const struct kpgo_store_entry **e, struct kpgo_error *err)
+{
+	size_t i, len = strlen(prefix), hits = 0;
+
+	*e = NULL;
+	for (i = 0; i < len; i++)
+		if (!kpgo_store_hex_lower(prefix[i]))
+			len = 0;
+	if (len == 0 || len > KPGO_SHA256_HEX - 1)
+		return kpgo_error_set(err, -EINVAL, "'%s' is not a sha256 or a prefix of one",
+				      prefix);
+	for (i = 0; i < idx->n; i++) {
+		if (!strncmp(idx->e[i].sha, prefix, len)) {
+			hits++;
+			*e = &idx->e[i];
+		}
+	}
+	if (hits == 1)
+		return 0;
+	*e = NULL;
+	if (hits == 0)
+		return kpgo_error_set(err, -ENOENT, "no profile '%s' in the store", prefix);
+	return kpgo_error_set(err, -EEXIST, "'%s' is ambiguous: %zu profiles start with it", prefix,
+			      hits);
+}
+
+static bool same_series(const char *release, const char *series)
+{
+	char s[64];
+
+	return kpgo_release_series(release, s, sizeof(s)) && !strcmp(s, series);
+}
+
+/* Is @a (of rank @ra) better than @b (of rank @rb)? */
+static bool better(const struct kpgo_store_entry *a, int ra, const struct kpgo_store_entry *b,
+		   int rb)
+{
+	int r;
+
+	if (ra != rb)
+		return ra < rb;
+	if (ra == KPGO_RANK_OLDER) {
+		r = kpgo_release_cmp(a->release, b->release);
+		if (r)
+			return r > 0;
+	}
+	if (a->runs != b->runs)
+		return a->runs > b->runs;
+	r = strcmp(a->window_end, b->window_end);
+	if (r)
+		return r > 0;
+	return strcmp(a->sha, b->sha) < 0;
+}
+
+int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_store_query *q,
+		      struct kpgo_store_choice *c, struct kpgo_error *err)
+{
+	char series[64];
+	size_t i, n_rank[4] = { 0 }, newer = 0, wrong_gcov = 0, wrong_arch = 0;
+	bool has_series = kpgo_release_series(q->release, series, sizeof(series));
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < idx->n; i++) {
+		const struct kpgo_store_entry *e = &idx->e[i];
+		int rank, cmp = kpgo_release_cmp(e->release, q->release);
+
+		if (q->build_id && *q->build_id && !strcmp(e->build_id, q->build_id))
+			rank = KPGO_RANK_BUILD_ID;
+		else if (cmp == 0)
+			rank = KPGO_RANK_RELEASE;
+		else if (has_series && cmp < 0 && same_series(e->release, series))
+			rank = KPGO_RANK_OLDER;
+		else {
+			if (has_series && cmp > 0 && same_series(e->release, series))
+				newer++;
+			continue;
+		}
+		if (q->gcov_version && strcmp(e->gcov_version, q->gcov_version)) {
+			wrong_gcov++;
+			continue;
+		}
+		if (q->arch && strcmp(e->arch, q->arch)) {
+			wrong_arch++;
+			continue;
+		}
+		n_rank[rank]++;
+		if (!c->e || better(e, rank, c->e, (int)c->rank)) {
+			c->e = e;
+			c->rank = (enum kpgo_store_rank)rank;
+		}
+	}
+	if (c->e) {
+		const struct kpgo_store_entry *e = c->e;
+
+		c->candidates = n_rank[c->rank];
+		if (c->rank == KPGO_RANK_BUILD_ID)
+			strbuf_addf(&sb, "same build id %s (release %s)", e->build_id, e->release);
+		else if (c->rank == KPGO_RANK_RELEASE)
+			strbuf_addf(&sb, "same release %s", e->release);
+		else
+			strbuf_addf(&sb, "nearest older release %s of series %s (none for %s)",
+				    e->release, series, q->release);
+		if (c->candidates > 1)
+			strbuf_addf(&sb, "; best of %zu by runs, then window end", c->candidates);
+		strbuf_addf(&sb, ": RUNS=%llu WINDOW_END=%s", (unsigned long long)e->runs,
+			    *e->window_end ? e->window_end : "unknown");
+		snprintf(c->why, sizeof(c->why), "%s", sb.buf);
+		strbuf_release(&sb);
+		return 0;
+	}
+	if (q->build_id && *q->build_id)
+		strbuf_addf(&sb, "with build id %s, ", q->build_id);
+	strbuf_addf(&sb, "for %s", q->release);
+	if (has_series)
+		strbuf_addf(&sb, " or series %s older than %s", series, q->release);
+	if (q->gcov_version)
+		strbuf_addf(&sb, " with gcov version '%s'", q->gcov_version);
+	if (q->arch)
+		strbuf_addf(&sb, " for arch %s", q->arch);
+	if (newer || wrong_gcov || wrong_arch)
+		strbuf_addf(&sb,
+			    " (left out: %zu of a newer release, %zu with another gcov version,"
+			    " %zu for another arch)",
+			    newer, wrong_gcov, wrong_arch);
+	kpgo_error_set(err, -ENOENT, "no profile %s", sb.buf);
+	strbuf_release(&sb);
+	return -ENOENT;
+}
