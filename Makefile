@@ -94,6 +94,43 @@ fuzz-smoke: fuzz $(B)/tests/fuzz-seeds
 demo: $(B)/kpgo $(TOOL_BIN)
 	./tests/demo.sh
 
+# --- kernel packages -----------------------------------------------------
+# Inputs, each with a default (see debian/rules and rpm/kernel-pgo.spec):
+#   KPGO_KSRC (kernel source tree; default Debian's linux-source-6.1, unpacked),
+#   KPGO_KCONFIG (base config fragment), KPGO_FULL_CONFIG (a complete
+#   .config instead), KPGO_PROFILE (.kpgo of the pgo flavour),
+#   KPGO_MIN_APPLIED (%), JOBS. Both package formats share the kernel trees
+#   in KPGO_BUILDDIR, so each flavour is built once.
+KSERIES ?= 6.1
+JOBS ?= $(shell nproc)
+KPGO_BUILDDIR ?= $(CURDIR)/$(B)/kernel
+PKGDIR ?= $(CURDIR)/$(B)/packages
+export KPGO_BUILDDIR
+KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_MIN_APPLIED,\
+	$(if $($(v)),$(v)=$($(v))))
+
+deb:
+	@mkdir -p $(PKGDIR)
+	env $(KPGO_PKG_VARS) debian/rules debian/control
+	env $(KPGO_PKG_VARS) DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
+		dpkg-buildpackage -b -us -uc $(if $(DEB_PROFILES),-P$(DEB_PROFILES))
+	mv ../kpgo_$(VERSION)_*.deb ../kpgo-dbgsym_$(VERSION)_*.deb ../kpgo_$(VERSION)_*.changes \
+		../kpgo_$(VERSION)_*.buildinfo $(PKGDIR)/
+	-mv ../linux-image-*pgo*.deb ../linux-headers-*pgo*.deb $(PKGDIR)/ 2>/dev/null
+	@ls -1 $(PKGDIR)/*.deb
+
+rpm:
+	@mkdir -p $(PKGDIR) $(B)/rpmbuild
+	rpmbuild -bb --build-in-place --nodeps --define "_topdir $(CURDIR)/$(B)/rpmbuild" \
+		--define "kpgo_srcdir $(CURDIR)" --define "kpgo_builddir $(KPGO_BUILDDIR)" \
+		--define "_smp_build_ncpus $(JOBS)" \
+		$(foreach v,$(KPGO_PKG_VARS),--define "$(shell echo $(v) | sed 's/=.*//; y/ABCDEFGHIJKLMNOPQRSTUVWXYZ/abcdefghijklmnopqrstuvwxyz/') $(lastword $(subst =, ,$(v)))") \
+		$(RPMBUILD_OPTS) rpm/kernel-pgo.spec
+	cp $(B)/rpmbuild/RPMS/*/*.rpm $(PKGDIR)/
+	@ls -1 $(PKGDIR)/*.rpm
+
+packages: deb rpm
+
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
@@ -102,7 +139,7 @@ install: $(B)/kpgo
 clean:
 	rm -rf $(B)
 
-.PHONY: demo all check unit cli fuzz fuzz-smoke install clean tools
+.PHONY: deb rpm packages demo all check unit cli fuzz fuzz-smoke install clean tools
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
