@@ -14,7 +14,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvl
 	-Wformat=2 -Wno-format-nonliteral
 KPGO_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -DKPGO_VERSION='"$(VERSION)"' \
 	-Isrc/lib -Isrc -MMD -MP
-LIBS := $(shell pkg-config --libs libarchive libcrypto 2>/dev/null || echo -larchive -lcrypto)
+LIBS := $(shell pkg-config --libs libarchive libcrypto libzstd 2>/dev/null || echo -larchive -lcrypto -lzstd)
 
 ifneq ($(SANITIZE),)
 KPGO_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(
     build-essential pkg-config make git
-    libarchive-dev libssl-dev zstd
+    libarchive-dev libssl-dev libzstd-dev zstd
     bats bats-support bats-assert
     clang libclang-rt-14-dev
     shellcheck valgrind python3
