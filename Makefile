@@ -105,7 +105,7 @@ demo: $(B)/kpgo $(TOOL_BIN)
 #   KPGO_KCONFIG (base config fragment), KPGO_FULL_CONFIG (a complete
 #   .config instead), KPGO_PROFILE (.kpgo of the pgo flavour) or KPGO_STORE
 #   (a store: the profile `kpgo store select` picks for the release),
-#   KPGO_MIN_APPLIED (%), JOBS. Both package formats share the kernel trees
+#   KPGO_MIN_APPLIED (%), KPGO_CC (compiler, default gcc), JOBS. Both package formats share the kernel trees
 #   in KPGO_BUILDDIR, so each flavour is built once.
 KSERIES ?= 6.1
 JOBS ?= $(shell nproc)
@@ -115,7 +115,7 @@ PKGDIR ?= $(CURDIR)/$(B)/packages
 # HOME, and ccache would then start from nothing.
 CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ccache
 export KPGO_BUILDDIR CCACHE_DIR
-KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE KPGO_MIN_APPLIED,\
+KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE KPGO_MIN_APPLIED KPGO_CC,\
 	$(if $($(v)),$(v)=$($(v))))
 
 deb:
