@@ -171,6 +171,7 @@ static void test_counts(void)
 	};
 
 	kpgo_report_init(&r, objtree, 1);
+	kpgo_buildlog_release(&r.log); /* parse() sets it up again */
 	is_int(parse(&r.log, sample, sizeof(sample) - 1, 64), 0, "sample again");
 	/* Borrowed objects: the report must not free them. */
 	r.objs = objs;
