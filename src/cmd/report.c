@@ -280,8 +280,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (!rep.c.ok) {
-		error("only %s%% of the profile's functions applied (at least %u%% required); see %s",
-		      rep.c.pct_applied, min_applied, output ? output : "the report");
+		/* With --json and no -o there is no report to point to. */
+		error("only %s%% of the profile's functions applied (at least %u%% required)%s%s",
+		      rep.c.pct_applied, min_applied, output || !json ? "; see " : "",
+		      output ? output : json ? "" : "the report");
 		goto out;
 	}
 	ret = 0;

@@ -238,6 +238,7 @@ assert len(d["profile_sha256"]) == 64
 PY
     run --separate-stderr kpgo report --json -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log"
     assert_failure 1
+    [ "$stderr" = "kpgo: only 0.0% of the profile's functions applied (at least 50% required)" ]
     python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["ok"] is False and d["report"] is None' "$output"
 }
 
@@ -249,6 +250,10 @@ PY
     assert_line "profile functions dropped (control flow or counters changed): 1"
     [ "$(head -1 <<<"$stderr")" = "profile objects: 3" ]
     [ "$(tail -1 <<<"$stderr")" = "verdict: ok: 0.0% of the profile's functions applied, at least 0% required" ]
+    run --separate-stderr kpgo report -q -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log"
+    assert_failure 1
+    assert_line --index 0 --regexp '^kpgo profile report for kernel '
+    [ "$stderr" = "kpgo: only 0.0% of the profile's functions applied (at least 50% required); see the report" ]
 }
 
 @test "a very long line in the log is skipped, said once, and breaks nothing" {
