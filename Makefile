@@ -6,6 +6,7 @@ CC ?= gcc
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+LIBDIR ?= $(PREFIX)/lib
 DESTDIR ?=
 B := build
 
@@ -61,7 +62,11 @@ FUZZ_SECONDS ?= 20
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_CC ?= clang
 
-check: fuzz-smoke unit cli
+# Everything: the tool's tests, then the kernel packages of both flavours
+# built and checked (tests/kernel/). check-tool is the quick part alone.
+check: check-tool kernel-check
+
+check-tool: fuzz-smoke unit cli
 
 unit: $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN)
@@ -98,15 +103,19 @@ demo: $(B)/kpgo $(TOOL_BIN)
 # Inputs, each with a default (see debian/rules and rpm/kernel-pgo.spec):
 #   KPGO_KSRC (kernel source tree; default Debian's linux-source-6.1, unpacked),
 #   KPGO_KCONFIG (base config fragment), KPGO_FULL_CONFIG (a complete
-#   .config instead), KPGO_PROFILE (.kpgo of the pgo flavour),
+#   .config instead), KPGO_PROFILE (.kpgo of the pgo flavour) or KPGO_STORE
+#   (a store: the profile `kpgo store select` picks for the release),
 #   KPGO_MIN_APPLIED (%), JOBS. Both package formats share the kernel trees
 #   in KPGO_BUILDDIR, so each flavour is built once.
 KSERIES ?= 6.1
 JOBS ?= $(shell nproc)
 KPGO_BUILDDIR ?= $(CURDIR)/$(B)/kernel
 PKGDIR ?= $(CURDIR)/$(B)/packages
-export KPGO_BUILDDIR
-KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_MIN_APPLIED,\
+# One compiler cache for every build: dpkg-buildpackage and rpmbuild change
+# HOME, and ccache would then start from nothing.
+CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ccache
+export KPGO_BUILDDIR CCACHE_DIR
+KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE KPGO_MIN_APPLIED,\
 	$(if $($(v)),$(v)=$($(v))))
 
 deb:
@@ -131,15 +140,40 @@ rpm:
 
 packages: deb rpm
 
+# The package tests: builds (or reuses) the packages, then checks them
+# as a packager would, and builds once from a changed source tree with the
+# default profile (a stale profile) and once with none.
+kernel-check: packages
+	KPGO=$(CURDIR)/$(B)/kpgo PKGDIR=$(PKGDIR) KPGO_BUILDDIR=$(KPGO_BUILDDIR) \
+		bats --tap tests/kernel/packages.bats
+
+# The default profile, made by the project's own pipeline: the pgo-instr
+# tree, booted in QEMU with the training workload (tests/kernel/init-train),
+# collected by kpgo. See profiles-store/README.md.
+KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
+
+$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
+	mkdir -p $(KPGO_BUILDDIR)/src
+	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
+
+default-profile: $(B)/kpgo $(KSRC)/Makefile
+	hooks/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS)
+	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --objtree $(KSRC)/pgo-instr \
+		-o profiles-store/linux-$(KSERIES)-small.kpgo
+
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
 	install -D -m 0644 docs/kpgo.1 $(DESTDIR)$(MANDIR)/man1/kpgo.1
+	install -D -m 0755 hooks/kpgo-kbuild $(DESTDIR)$(LIBDIR)/kpgo/kpgo-kbuild
+	install -D -m 0755 hooks/kpgo-kinstall $(DESTDIR)$(LIBDIR)/kpgo/kpgo-kinstall
+	install -d $(DESTDIR)$(LIBDIR)/kpgo/kconfig
+	install -m 0644 hooks/kconfig/*.config $(DESTDIR)$(LIBDIR)/kpgo/kconfig/
 
 clean:
 	rm -rf $(B)
 
-.PHONY: deb rpm packages demo all check unit cli fuzz fuzz-smoke install clean tools
+.PHONY: deb rpm packages kernel-check default-profile demo all check check-tool unit cli fuzz fuzz-smoke install clean tools
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -10,6 +10,11 @@ pkgs=(
     clang libclang-rt-14-dev
     shellcheck valgrind python3
     gcc-11
+    # the kernel flavours as .deb and .rpm packages
+    linux-source-6.1 bc bison flex libelf-dev cpio kmod rsync xz-utils
+    debhelper dpkg-dev lintian rpm ccache file
+    # booting kernels in QEMU (training runs, end-to-end tests)
+    qemu-system-x86 busybox-static e2fsprogs
 )
 
 as_root=()

@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# The kernel packages as a packager checks them: names, versions,
+# dependencies, file lists, lintian, installation into a scratch root with
+# the maintainer scripts, no gcov in the optimized kernel, the profile
+# report; and builds with a stale and with an absent profile.
+#
+# Run by `make kernel-check` after `make packages` (PKGDIR holds the
+# packages; KPGO_BUILDDIR the shared source and build trees).
+# shellcheck disable=SC2154 # bats sets status, output, lines
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+KPGO=${KPGO:-$ROOT/build/kpgo}
+PKGDIR=${PKGDIR:-$ROOT/build/packages}
+KPGO_BUILDDIR=${KPGO_BUILDDIR:-$ROOT/build/kernel}
+KSRC=${KPGO_KSRC:-$KPGO_BUILDDIR/src/linux-source-6.1}
+PROFILE=${KPGO_PROFILE:-$ROOT/profiles-store/linux-6.1-small.kpgo}
+TOOLVER=$(sed -n '1s/^kpgo (\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")
+KVER=$(sed -n -e 's/^VERSION = //p' -e 's/^PATCHLEVEL = //p' -e 's/^SUBLEVEL = //p' \
+    "$KSRC/Makefile" | paste -sd.)
+REL_I=$KVER-pgo-instr
+REL_P=$KVER-pgo
+KPKGVER=$KVER+kpgo$TOOLVER
+
+deb() {
+    echo "$PKGDIR/${1}_${2}_${3:-amd64}.deb"
+}
+
+# field PACKAGE.deb FIELD
+field() {
+    dpkg-deb -f "$1" "$2"
+}
+
+# report_value FILE LABEL: the number after "LABEL: " in a profile report.
+report_value() {
+    sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"
+}
+
+@test "deb: every package of both flavours is built" {
+    for p in "kpgo $TOOLVER" \
+        "linux-image-$REL_I $KPKGVER" "linux-headers-$REL_I $KPKGVER" \
+        "linux-image-$REL_P $KPKGVER" "linux-headers-$REL_P $KPKGVER" \
+        "linux-image-pgo $KPKGVER" "linux-image-pgo-instr $KPKGVER"; do
+        # shellcheck disable=SC2086 # name and version
+        f=$(deb $p)
+        [ -f "$f" ] || fail "missing $f"
+    done
+}
+
+@test "deb: names, versions and dependencies" {
+    img=$(deb "linux-image-$REL_P" "$KPKGVER")
+    assert_equal "$(field "$img" Package)" "linux-image-$REL_P"
+    assert_equal "$(field "$img" Version)" "$KPKGVER"
+    assert_equal "$(field "$img" Architecture)" amd64
+    assert_equal "$(field "$img" Section)" kernel
+    run field "$img" Depends
+    assert_output --partial kmod
+    run field "$img" Recommends
+    assert_output --partial initramfs-tools
+    run field "$(deb linux-image-pgo "$KPKGVER")" Depends
+    assert_output --partial "linux-image-$REL_P"
+    run field "$(deb linux-image-pgo-instr "$KPKGVER")" Depends
+    assert_output --partial "linux-image-$REL_I"
+    run field "$(deb "linux-headers-$REL_P" "$KPKGVER")" Depends
+    assert_output --partial make
+    # the metapackages must sort above the previous kernel's
+    dpkg --compare-versions "$KPKGVER" gt "6.1.0+kpgo$TOOLVER"
+}
+
+@test "deb: image and headers file lists" {
+    for rel in "$REL_I" "$REL_P"; do
+        run dpkg-deb -c "$(deb "linux-image-$rel" "$KPKGVER")"
+        assert_success
+        assert_output --partial "./boot/vmlinuz-$rel"
+        assert_output --partial "./boot/System.map-$rel"
+        assert_output --partial "./boot/config-$rel"
+        assert_output --regexp "\./lib/modules/$rel/kernel/.*\.ko"
+        assert_output --partial "./lib/modules/$rel/modules.order"
+        refute_line --regexp '/modules\.dep$'
+        refute_line --regexp "lib/modules/$rel/(build|source)( |$)"
+        run dpkg-deb -c "$(deb "linux-headers-$rel" "$KPKGVER")"
+        assert_success
+        for f in Makefile .config Module.symvers include/generated/autoconf.h \
+            include/linux/module.h scripts/mod/modpost arch/x86/Makefile; do
+            assert_output --partial "./usr/src/linux-headers-$rel/$f"
+        done
+        assert_output --partial "./lib/modules/$rel/build -> /usr/src/linux-headers-$rel"
+    done
+    run dpkg-deb -c "$(deb "linux-image-$REL_P" "$KPKGVER")"
+    assert_output --partial "./usr/share/doc/linux-image-$REL_P/pgo-report"
+    run dpkg-deb -c "$(deb kpgo "$TOOLVER")"
+    assert_output --partial ./usr/bin/kpgo
+    assert_output --partial ./usr/share/man/man1/kpgo.1.gz
+    assert_output --partial ./usr/lib/kpgo/kpgo-kbuild
+}
+
+@test "deb: lintian reports no errors" {
+    for f in "$PKGDIR"/*.deb; do
+        case $f in *-dbgsym_*) continue ;; esac
+        run lintian --no-tag-display-limit "$f"
+        if printf '%s\n' "$output" | grep -q '^E: '; then
+            fail "lintian errors in $f: $(printf '%s\n' "$output" | grep '^E: ')"
+        fi
+    done
+}
+
+@test "deb: installs into a scratch root; maintainer scripts run the kernel hooks and depmod" {
+    r=$BATS_TEST_TMPDIR/root
+    mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates" "$r/etc/kernel/postinst.d" \
+        "$r/etc/kernel/postrm.d"
+    : >"$r/var/lib/dpkg/status"
+    # a hook as initramfs-tools installs one: records its arguments
+    for h in postinst postrm; do
+        printf '#!/bin/sh\necho "%s $*" >>"$DPKG_ROOT/hooks.log"\n' "$h" \
+            >"$r/etc/kernel/$h.d/record"
+        chmod +x "$r/etc/kernel/$h.d/record"
+    done
+    run dpkg --root="$r" --force-script-chrootless --force-depends -i \
+        "$(deb "linux-image-$REL_P" "$KPKGVER")" "$(deb linux-image-pgo "$KPKGVER")"
+    assert_success
+    [ -f "$r/boot/vmlinuz-$REL_P" ]
+    [ -s "$r/lib/modules/$REL_P/modules.dep" ] || fail "depmod did not run"
+    grep -q "\.ko" "$r/lib/modules/$REL_P/modules.dep"
+    run cat "$r/hooks.log"
+    assert_output "postinst $REL_P /boot/vmlinuz-$REL_P"
+    run dpkg --root="$r" --force-script-chrootless --force-depends --purge \
+        linux-image-pgo "linux-image-$REL_P"
+    assert_success
+    [ ! -e "$r/boot/vmlinuz-$REL_P" ]
+    [ ! -e "$r/lib/modules/$REL_P" ]
+    run tail -1 "$r/hooks.log"
+    assert_output "postrm $REL_P /boot/vmlinuz-$REL_P"
+}
+
+@test "the optimized kernel has no gcov; the instrumented one has it" {
+    d=$BATS_TEST_TMPDIR
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$KPKGVER")" "$d/p"
+    dpkg-deb -x "$(deb "linux-image-$REL_I" "$KPKGVER")" "$d/i"
+    run grep -c '^CONFIG_GCOV_KERNEL=y' "$d/p/boot/config-$REL_P"
+    assert_output 0
+    run grep -c ' __gcov' "$d/p/boot/System.map-$REL_P"
+    assert_output 0
+    n=0
+    while IFS= read -r -d '' ko; do
+        n=$((n + 1))
+        run bash -c "nm '$ko' | grep -c __gcov"
+        assert_output 0
+    done < <(find "$d/p/lib/modules" -name '*.ko' -print0)
+    [ "$n" -gt 0 ]
+    grep -q '^CONFIG_GCOV_KERNEL=y' "$d/i/boot/config-$REL_I"
+    grep -q ' __gcov_init$' "$d/i/boot/System.map-$REL_I"
+    ko=$(find "$d/i/lib/modules" -name '*.ko' | head -1)
+    nm "$ko" | grep -q __gcov
+}
+
+@test "the optimized kernel's profile report shows the profile applied" {
+    d=$BATS_TEST_TMPDIR
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$KPKGVER")" "$d"
+    rep=$d/usr/share/doc/linux-image-$REL_P/pgo-report
+    [ -f "$rep" ]
+    run grep -x "profile sha256: $(sha256sum <"$PROFILE" | cut -d' ' -f1)" "$rep"
+    assert_success
+    run grep '^verdict: ' "$rep"
+    assert_output --regexp '^verdict: ok: '
+    total=$(report_value "$rep" 'profile functions')
+    applied=$(report_value "$rep" 'profile functions applied')
+    [ "$total" -gt 1000 ]
+    # built from the tree the profile was collected from: nearly all of it
+    [ $((applied * 100)) -ge $((total * 95)) ] || fail "applied $applied of $total"
+    grep -q 'KPGO_FORMAT=1' "$rep"
+    grep -q "KERNEL_RELEASE=$REL_I" "$rep"
+}
+
+@test "rpm: names, versions, requirements and file lists" {
+    run rpm -qp --qf '%{NAME} %{VERSION} %{ARCH}\n' "$PKGDIR"/*.rpm
+    assert_success
+    assert_line "kernel-pgo $KVER x86_64"
+    assert_line "kernel-pgo-instr $KVER x86_64"
+    assert_line "kpgo-tools $TOOLVER x86_64"
+    k=$(ls "$PKGDIR"/kernel-pgo-"$KVER"-*.rpm)
+    run rpm -qp --provides "$k"
+    assert_line --regexp "^kernel = $KVER"
+    run rpm -qpl "$k"
+    assert_line "/lib/modules/$REL_P/vmlinuz"
+    assert_line "/lib/modules/$REL_P/System.map"
+    assert_line "/lib/modules/$REL_P/config"
+    assert_line --regexp "^/lib/modules/$REL_P/kernel/.*\.ko$"
+    assert_line --regexp "/pgo-report$"
+    run rpm -qp --scripts "$k"
+    assert_output --partial "kernel-install add $REL_P /lib/modules/$REL_P/vmlinuz"
+    assert_output --partial "kernel-install remove $REL_P"
+}
+
+@test "rpm: installs into a scratch root; the scriptlets call kernel-install" {
+    r=$BATS_TEST_TMPDIR/root
+    # scriptlets run chrooted in the root: a static shell and a recording
+    # kernel-install stand in for the distribution's
+    mkdir -p "$r/bin" "$r/usr/bin"
+    cp "$(command -v busybox)" "$r/bin/busybox"
+    for t in sh echo; do ln -s busybox "$r/bin/$t"; done
+    printf '#!/bin/sh\necho "kernel-install $*" >>/kernel-install.log\n' >"$r/usr/bin/kernel-install"
+    chmod +x "$r/usr/bin/kernel-install"
+    k=$(ls "$PKGDIR"/kernel-pgo-"$KVER"-*.rpm)
+    run rpm --root "$r" --nodeps -i "$k"
+    assert_success
+    [ -f "$r/lib/modules/$REL_P/vmlinuz" ]
+    run cat "$r/kernel-install.log"
+    assert_output "kernel-install add $REL_P /lib/modules/$REL_P/vmlinuz"
+    run rpm --root "$r" -q kernel-pgo
+    assert_output --partial "kernel-pgo-$KVER"
+    run rpm --root "$r" --nodeps -e kernel-pgo
+    assert_success
+    run tail -1 "$r/kernel-install.log"
+    assert_output "kernel-install remove $REL_P"
+    [ ! -e "$r/lib/modules/$REL_P/vmlinuz" ]
+}
+
+@test "a stale profile (changed source) still builds; the report says how much applied" {
+    # the default profile against a source tree with two changed files:
+    # a new branch in ksys_read (its profile is dropped) and moved lines in
+    # fs/pipe.c (its static functions' profiles are not found)
+    s=$KPGO_BUILDDIR/stale/linux-source-6.1
+    if [ ! -f "$s/.kpgo-patched" ]; then
+        rm -rf "$KPGO_BUILDDIR/stale"
+        mkdir -p "$s"
+        for e in "$KSRC"/* "$KSRC"/.[!.]*; do
+            case ${e##*/} in pgo | pgo-instr) continue ;; esac
+            cp -al "$e" "$s/"
+        done
+        # patch must not write through the hard links into the shared tree
+        for f in fs/read_write.c fs/pipe.c; do
+            cp --remove-destination "$KSRC/$f" "$s/$f"
+        done
+        patch -d "$s" -p1 --no-backup-if-mismatch <"$BATS_TEST_DIRNAME/stale.patch"
+        touch "$s/.kpgo-patched"
+    fi
+    run "$ROOT/hooks/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
+        --kpgo "$KPGO" --min-applied 50
+    assert_success
+    assert_line "$REL_P"
+    rep=$s/pgo/pgo-report
+    run grep '^verdict: ok' "$rep"
+    assert_success
+    [ "$(report_value "$rep" 'profile functions dropped (control flow or counters changed)')" -ge 1 ]
+    [ "$(report_value "$rep" 'profile functions stale but applied (source lines moved)')" -ge 1 ]
+    [ "$(report_value "$rep" 'functions compiled without a profile (-Wmissing-profile)')" -ge 1 ]
+    run grep -P '^fs/read_write\.o\t.*\tksys_read$' "$rep"
+    assert_success
+    run grep -P '^fs/pipe\.o\t' "$rep"
+    assert_success
+    # the same build, asked for more than applied: fails and says why,
+    # without building again
+    run "$ROOT/hooks/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
+        --kpgo "$KPGO" --min-applied 100
+    assert_failure 1
+    assert_output --partial "was built from the same inputs"
+    assert_output --partial "of the profile's functions applied (at least 100% required)"
+    run grep '^verdict: FAILED' "$s/pgo/pgo-report"
+    assert_success
+}
+
+@test "an absent profile stops the optimized build at once, with the reason" {
+    run "$ROOT/hooks/kpgo-kbuild" --src "$KSRC" --flavour pgo \
+        --profile "$BATS_TEST_TMPDIR/none.kpgo" --kpgo "$KPGO" --out "$BATS_TEST_TMPDIR/obj"
+    assert_failure 1
+    assert_output --partial "cannot read profile"
+    [ ! -e "$BATS_TEST_TMPDIR/obj/.config" ]
+    run "$ROOT/hooks/kpgo-kbuild" --src "$KSRC" --flavour pgo --kpgo "$KPGO"
+    assert_failure 2
+    assert_output --partial "--profile is required"
+    # and the package build: before anything is built
+    run make -C "$ROOT" --no-print-directory deb KPGO_PROFILE="$BATS_TEST_TMPDIR/none.kpgo" \
+        DEB_PROFILES=pkg.kpgo.noinstr DEB_BUILD_OPTIONS=nocheck
+    assert_failure
+    assert_output --partial "cannot read profile"
+    refute_output --partial "building bzImage"
+}
