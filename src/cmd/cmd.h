@@ -20,6 +20,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_stage(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_flags(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Writes to GCOV_DIR/reset; records the time when @live. Prints its error. */
 int reset_counters(const char *gcov_dir, bool live);

@@ -256,7 +256,7 @@ report_value() {
         --kpgo "$KPGO" --min-applied 100
     assert_failure 1
     assert_output --partial "was built from the same inputs"
-    assert_output --partial "too little of the profile applied"
+    assert_output --partial "of the profile's functions applied (at least 100% required)"
     run grep '^verdict: FAILED' "$s/pgo/pgo-report"
     assert_success
 }

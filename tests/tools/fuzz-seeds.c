@@ -4,10 +4,11 @@
  *
  * Usage: fuzz-seeds NAME DIR
  *
- * NAME is a target in tests/fuzz (gcda, archive, manifest). The seeds are
- * made with kpgo's own writers (and, for the runtime's quirks the writer
- * never produces, by hand), so they follow the formats as the code knows
- * them and the fuzzer starts from inputs that get past the first checks.
+ * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog). The
+ * seeds are made with kpgo's own writers (and, for the runtime's quirks the
+ * writer never produces, by hand), so they follow the formats as the code
+ * knows them and the fuzzer starts from inputs that get past the first
+ * checks.
  * Exit status: 0 written, 1 failure, 2 usage or unknown NAME.
  */
 #include <errno.h>
@@ -219,6 +220,28 @@ static int seeds_manifest(void)
 	       write_seed("minimal.manifest", minimal, sizeof(minimal) - 1);
 }
 
+static int seeds_buildlog(void)
+{
+	static const char log[] =
+		"  CC      kernel/fork.o\n"
+		"/src/kernel/fork.c: In function \xe2\x80\x98" "copy_process\xe2\x80\x99:\n"
+		"/src/kernel/fork.c:10:5: warning: number of counters in profile data for function "
+		"\xe2\x80\x98" "copy_process\xe2\x80\x99 does not match its profile data "
+		"[-Wcoverage-mismatch]\n"
+		"/src/kernel/fork.c:11:5: warning: the control flow of function 'f' does not match "
+		"its profile data (counter 'arcs') [-Wcoverage-mismatch]\n"
+		"/src/kernel/fork.c:20:5: warning: source locations for function 'dup_mm' have "
+		"changed, the profile data may be out of date [-Wcoverage-mismatch]\n"
+		"/src/kernel/fork.c:40:1: warning: profile for function 'new_fn' not found in "
+		"profile data [-Wmissing-profile]\n"
+		"/src/kernel/fork.c:50:1: warning: something new [-Wmissing-profile]\n"
+		"  CC [M]  drivers/foo/bar.o\n"
+		"/src/bar.c:1:1: warning: '/build/pgo/drivers/foo/bar.gcda' profile count data "
+		"file not found [-Wmissing-profile]\r\n";
+
+	return write_seed("kbuild.log", log, sizeof(log) - 1);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -228,6 +251,7 @@ int main(int argc, char **argv)
 		{ "gcda", seeds_gcda },
 		{ "archive", seeds_archive },
 		{ "manifest", seeds_manifest },
+		{ "buildlog", seeds_buildlog },
 	};
 	size_t i;
 

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "profile-archive.h"
+#include "report.h"
+
+/* Kept as the shell report (hooks/kpgo-kbuild) had it, so old and new read alike. */
+static const char definitions[] =
+	"Definitions. A profile object is one .gcda in the profile; it applied if\n"
+	"its object was compiled in this build (GCC read the staged .gcda). Weighted:\n"
+	"the applied objects' share of the profile's arc counter sum.\n"
+	"A profile function is one FUNCTION record of a profile object. GCC looks a\n"
+	"function up by an identifier: for a global function a checksum of its name,\n"
+	"for a static one of its name, source file name and line. Found, GCC drops\n"
+	"the counts when the control flow or number of counters differs from the\n"
+	"profile's (-Wcoverage-mismatch \"control flow\"/\"number of counters\"), and\n"
+	"keeps them when only the source lines moved (-Wcoverage-mismatch \"source\n"
+	"locations ... have changed\": applied, listed as stale). Not found (a static\n"
+	"function that moved, a new function), it warns \"profile for function ...\n"
+	"not found\" (-Wmissing-profile) and the record it would have used, if any,\n"
+	"goes unused without a word.\n"
+	"  at most  = records - records in objects not compiled - dropped\n"
+	"  applied  = at most - functions compiled without a profile (each taken as\n"
+	"             one unused record: a lower bound, as new functions count too)\n"
+	"--min-applied is checked against applied / records.\n";
+
+int kpgo_report_init(struct kpgo_report *r, const char *const *objtrees, size_t n)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	kpgo_manifest_init(&r->manifest);
+	ret = kpgo_buildlog_init(&r->log, objtrees, n);
+	if (!ret)
+		ret = kpgo_summary_init(&r->summary, 10);
+	if (ret)
+		kpgo_report_release(r);
+	return ret;
+}
+
+void kpgo_report_release(struct kpgo_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_objs; i++)
+		free(r->objs[i].path);
+	free(r->objs);
+	kpgo_buildlog_release(&r->log);
+	kpgo_manifest_release(&r->manifest);
+	kpgo_summary_release(&r->summary);
+	r->objs = NULL;
+	r->n_objs = r->alloc = 0;
+}
+
+/* OBJTREE/<path without .gcda>.o exists (as `test -e`: any type, links followed). */
+static bool object_exists(int objtree_fd, const char *gcda, struct strbuf *tmp)
+{
+	struct stat st;
+
+	strbuf_reset(tmp);
+	if (strbuf_add(tmp, gcda, strlen(gcda) - 5) || strbuf_addstr(tmp, ".o"))
+		return false;
+	return fstatat(objtree_fd, tmp->buf, &st, 0) == 0;
+}
+
+int kpgo_report_load_profile(struct kpgo_report *r, const char *path, int objtree_fd,
+			     struct kpgo_error *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	struct kpgo_archive *a = NULL;
+	struct kpgo_gcda *g;
+	const char *name;
+	int ret;
+
+	ret = kpgo_archive_open(&a, path, err);
+	if (ret)
+		return ret;
+	while ((ret = kpgo_archive_next(a, &name, &g, err)) == 1) {
+		struct kpgo_report_object *o;
+
+		if (r->n_objs == r->alloc) {
+			size_t na = r->alloc ? r->alloc * 2 : 256;
+			struct kpgo_report_object *no = realloc(r->objs, na * sizeof(*no));
+
+			if (!no)
+				goto out_nomem;
+			r->objs = no;
+			r->alloc = na;
+		}
+		o = &r->objs[r->n_objs];
+		o->path = strdup(name);
+		if (!o->path)
+			goto out_nomem;
+		r->n_objs++;
+		o->functions = g->n_fns;
+		o->sum = kpgo_gcda_sum(g);
+		/* kpgo_object_path_ok() held for @name: a clean relative path ending in .gcda */
+		o->applied = object_exists(objtree_fd, name, &tmp);
+		if (kpgo_summary_add(&r->summary, name, g))
+			goto out_nomem;
+	}
+	if (!ret && kpgo_manifest_copy(&r->manifest, kpgo_archive_manifest(a)))
+		goto out_nomem;
+	goto out;
+out_nomem:
+	ret = kpgo_error_set(err, -ENOMEM, "out of memory");
+out:
+	kpgo_archive_close(a);
+	strbuf_release(&tmp);
+	return ret;
+}
+
+static void pct(char out[16], double a, double b)
+{
+	snprintf(out, 16, "%.1f", b > 0 ? 100 * a / b : 0.0);
+}
+
+int kpgo_report_count(struct kpgo_report *r)
+{
+	struct kpgo_report_counts *c = &r->c;
+	size_t i, n[KPGO_WARN_KINDS];
+	uint64_t lost;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < KPGO_WARN_KINDS; i++)
+		if (kpgo_buildlog_count(&r->log, (enum kpgo_warn_kind)i, &n[i]))
+			return -ENOMEM;
+	for (i = 0; i < r->n_objs; i++) {
+		const struct kpgo_report_object *o = &r->objs[i];
+
+		c->objects++;
+		c->functions += o->functions;
+		c->sum_all += (double)o->sum;
+		if (o->applied) {
+			c->objects_applied++;
+			c->sum_applied += (double)o->sum;
+		} else {
+			c->functions_unbuilt += o->functions;
+		}
+	}
+	c->dropped = n[KPGO_WARN_DROPPED];
+	c->stale = n[KPGO_WARN_LINES];
+	c->nofunc = n[KPGO_WARN_NOFUNC];
+	c->noobj = n[KPGO_WARN_NOOBJ];
+	c->other = n[KPGO_WARN_OTHER];
+	/*
+	 * GCC finds a static function's record by a checksum of its name, source
+	 * file name and line: when those move, it warns "profile for function not
+	 * found" and the old record goes unused, unreported. Each such warning is
+	 * taken as one unused record (new functions warn too). A log of another
+	 * build could claim more than the profile has: never below 0.
+	 */
+	lost = c->functions_unbuilt + c->dropped;
+	c->at_most = c->functions > lost ? c->functions - lost : 0;
+	c->applied = c->at_most > c->nofunc ? c->at_most - c->nofunc : 0;
+	pct(c->pct_objects, (double)c->objects_applied, (double)c->objects);
+	pct(c->pct_weighted, c->sum_applied, c->sum_all);
+	pct(c->pct_at_most, (double)c->at_most, (double)c->functions);
+	pct(c->pct_applied, (double)c->applied, (double)c->functions);
+	/* As the shell did: the percentage as printed is what is checked. */
+	c->ok = strtod(c->pct_applied, NULL) >= (double)r->min_applied;
+	return 0;
+}
+
+bool kpgo_report_staged(const char *stage_report, struct strbuf *out)
+{
+	const char *p = stage_report;
+
+	strbuf_reset(out);
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len >= 8 && !memcmp(p, "staged: ", 8))
+			return strbuf_add(out, p + 8, len - 8) == 0;
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+int kpgo_report_format_counts(const struct kpgo_report *r, struct strbuf *out)
+{
+	const struct kpgo_report_counts *c = &r->c;
+	struct strbuf staged = STRBUF_INIT;
+	int ret = 0;
+
+	ret |= strbuf_addf(out, "profile objects: %" PRIu64, c->objects);
+	if (kpgo_report_staged(r->stage_report, &staged))
+		ret |= strbuf_addf(out, " (staged %s)", staged.buf);
+	ret |= strbuf_addf(out,
+			   "\nprofile objects applied: %" PRIu64 " (%s%%)\n"
+			   "profile objects applied, weighted by counts: %s%%\n"
+			   "profile functions: %" PRIu64 "\n"
+			   "profile functions in objects not compiled: %" PRIu64 "\n"
+			   "profile functions dropped (control flow or counters changed): %" PRIu64 "\n"
+			   "profile functions stale but applied (source lines moved): %" PRIu64 "\n"
+			   "profile functions applied, at most: %" PRIu64 " (%s%%)\n"
+			   "profile functions applied: %" PRIu64 " (%s%%)\n"
+			   "objects compiled without a profile (-Wmissing-profile): %" PRIu64 "\n"
+			   "functions compiled without a profile (-Wmissing-profile): %" PRIu64 "\n"
+			   "other profile warnings: %" PRIu64 "\n"
+			   "min applied: %u%%\n",
+			   c->objects_applied, c->pct_objects, c->pct_weighted, c->functions,
+			   c->functions_unbuilt, c->dropped, c->stale, c->at_most, c->pct_at_most,
+			   c->applied, c->pct_applied, c->noobj, c->nofunc, c->other,
+			   r->min_applied);
+	if (c->ok)
+		ret |= strbuf_addf(out,
+				   "verdict: ok: %s%% of the profile's functions applied, at least %u%% required\n",
+				   c->pct_applied, r->min_applied);
+	else
+		ret |= strbuf_addf(out,
+				   "verdict: FAILED: only %s%% of the profile's functions applied, at least %u%% required\n",
+				   c->pct_applied, r->min_applied);
+	strbuf_release(&staged);
+	return ret ? -ENOMEM : 0;
+}
+
+/* The warnings of @kind as "object<TAB>where<TAB>function" lines (or object only). */
+static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind,
+			   struct strbuf *out)
+{
+	const struct kpgo_buildlog *log = &r->log;
+	const char *last_obj = NULL;
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; !ret && i < log->n; i++) {
+		const struct kpgo_warning *w = &log->w[i];
+
+		if (w->kind != kind)
+			continue;
+		switch (kind) {
+		case KPGO_WARN_LINES:
+			/* GCC drops those counts: they are listed as dropped. */
+			if (kpgo_buildlog_has(log, KPGO_WARN_DROPPED, w->obj, w->fn))
+				break;
+			/* fall through */
+		case KPGO_WARN_DROPPED:
+		case KPGO_WARN_NOFUNC:
+			ret = strbuf_addf(out, "%s\t%s\t%s\n", w->obj, w->where, w->fn);
+			break;
+		case KPGO_WARN_NOOBJ:
+			/* One line per object, as counted (GCC warns once per object anyway). */
+			if (!last_obj || strcmp(last_obj, w->obj))
+				ret = strbuf_addf(out, "%s\n", w->obj);
+			last_obj = w->obj;
+			break;
+		default:
+			ret = strbuf_addf(out, "%s\t%s\t%s\n", w->obj, w->where, w->msg);
+			break;
+		}
+	}
+	return ret;
+}
+
+int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
+{
+	static const struct {
+		enum kpgo_warn_kind kind;
+		const char *title;
+	} sections[] = {
+		{ KPGO_WARN_DROPPED, "functions dropped (profile not used): object, where, function" },
+		{ KPGO_WARN_LINES,
+		  "functions stale but applied (source lines moved): object, where, function" },
+		{ KPGO_WARN_KINDS, "profile objects not compiled in this build" },
+		{ KPGO_WARN_NOOBJ, "objects compiled without a profile" },
+		{ KPGO_WARN_NOFUNC, "functions compiled without a profile: object, where, function" },
+		{ KPGO_WARN_OTHER, "other profile warnings: object, where, warning" },
+	};
+	size_t i, j;
+	int ret = 0;
+
+	ret |= strbuf_addf(out, "kpgo profile report for kernel %s\nprofile: %s\nprofile sha256: %s\n",
+			   r->release, r->profile, r->profile_sha256);
+	for (i = 0; r->headers && i < r->headers->n; i++)
+		ret |= strbuf_addf(out, "%s\n", r->headers->items[i]);
+	ret |= strbuf_addf(out, "\n%s\n", definitions);
+	ret |= kpgo_report_format_counts(r, out);
+	for (i = 0; !ret && i < sizeof(sections) / sizeof(sections[0]); i++) {
+		ret |= strbuf_addf(out, "\n== %s\n", sections[i].title);
+		if (sections[i].kind != KPGO_WARN_KINDS) {
+			ret |= format_warnings(r, sections[i].kind, out);
+			continue;
+		}
+		for (j = 0; j < r->n_objs; j++)
+			if (!r->objs[j].applied)
+				ret |= strbuf_addf(out, "%s\n", r->objs[j].path);
+	}
+	ret |= strbuf_addstr(out, "\n== kpgo stage report\n");
+	if (r->stage_report) {
+		size_t len = strlen(r->stage_report);
+
+		ret |= strbuf_add(out, r->stage_report, len);
+		if (len && r->stage_report[len - 1] != '\n')
+			ret |= strbuf_addch(out, '\n');
+	} else {
+		ret |= strbuf_addstr(out, "(not given)\n");
+	}
+	ret |= strbuf_addstr(out, "\n== kpgo info\n");
+	ret |= kpgo_summary_format(&r->summary, r->profile, &r->manifest, out);
+	return ret ? -ENOMEM : 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_REPORT_H
+#define KPGO_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buildlog.h"
+#include "manifest.h"
+#include "strbuf.h"
+#include "summary.h"
+#include "util.h"
+
+/*
+ * The report of an optimized build: how much of its profile GCC applied,
+ * and why not the rest, from the profile, the object tree and the build
+ * log's profile warnings. The definitions are in the report's own text
+ * (kpgo_report_format()).
+ */
+
+/**
+ * struct kpgo_report_object - one object of the profile
+ * @path: as in the archive ("kernel/fork.gcda")
+ * @functions: its FUNCTION records
+ * @sum: the sum of its arc counters (saturating)
+ * @applied: its object (OBJTREE/kernel/fork.o) exists: it was compiled in
+ *           the build, and GCC read the .gcda staged next to it
+ */
+struct kpgo_report_object {
+	char *path;
+	uint64_t functions;
+	uint64_t sum;
+	bool applied;
+};
+
+/**
+ * struct kpgo_report_counts - the numbers of the report
+ * @at_most: @functions - @functions_unbuilt - @dropped (never below 0)
+ * @applied: @at_most - @nofunc (never below 0)
+ * @pct_*: percentages as printed ("99.8"): objects applied of all,
+ *         weighted by the objects' counter sums, @at_most and @applied of
+ *         @functions
+ * @ok: @pct_applied, as printed, is at least the minimum
+ */
+struct kpgo_report_counts {
+	uint64_t objects;
+	uint64_t objects_applied;
+	uint64_t functions;
+	uint64_t functions_unbuilt;
+	uint64_t dropped;
+	uint64_t stale;
+	uint64_t at_most;
+	uint64_t applied;
+	uint64_t noobj;
+	uint64_t nofunc;
+	uint64_t other;
+	double sum_all;
+	double sum_applied;
+	char pct_objects[16];
+	char pct_weighted[16];
+	char pct_at_most[16];
+	char pct_applied[16];
+	bool ok;
+};
+
+/**
+ * struct kpgo_report - inputs and results
+ *
+ * The caller sets the strings (which it owns; @stage_report may be NULL,
+ * @headers hold complete "KEY: VALUE" lines), @min_applied and, through
+ * kpgo_buildlog_read(), @log; kpgo_report_load_profile() fills @manifest,
+ * @summary and @objs; kpgo_report_count() fills @c.
+ */
+struct kpgo_report {
+	const char *release;
+	const char *profile;
+	const char *profile_sha256;
+	const struct kpgo_strlist *headers;
+	const char *stage_report;
+	unsigned min_applied;
+	struct kpgo_buildlog log;
+	struct kpgo_manifest manifest;
+	struct kpgo_summary summary;
+	size_t n_objs;
+	size_t alloc;
+	struct kpgo_report_object *objs;
+	struct kpgo_report_counts c;
+};
+
+/* @objtrees as for kpgo_buildlog_init(). */
+int kpgo_report_init(struct kpgo_report *r, const char *const *objtrees, size_t n);
+void kpgo_report_release(struct kpgo_report *r);
+
+/*
+ * Reads and verifies the archive at @path (its whole payload, before
+ * anything of it is trusted) and checks for each object whether its .o
+ * exists below the directory @objtree_fd.
+ */
+int kpgo_report_load_profile(struct kpgo_report *r, const char *path, int objtree_fd,
+			     struct kpgo_error *err);
+
+/* Fills @r->c from the objects and the finished log. */
+int kpgo_report_count(struct kpgo_report *r);
+
+/* The value of the stage report's "staged: N" line, into @out; false when none. */
+bool kpgo_report_staged(const char *stage_report, struct strbuf *out);
+
+/* The lines from "profile objects:" to "verdict:". */
+int kpgo_report_format_counts(const struct kpgo_report *r, struct strbuf *out);
+/* The whole report. */
+int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out);
+
+#endif
