@@ -22,6 +22,7 @@ static const struct subcommand commands[] = {
 	{ "stage", cmd_stage, "put a profile where GCC's -fprofile-use finds it" },
 	{ "store", cmd_store, "add, list, select, verify and prune stored profiles" },
 	{ "flags", cmd_flags, "print the compiler flags for the optimized build" },
+	{ "spool", cmd_spool, "on a machine: collect into the spool, upload, prune" },
 };
 
 static void usage(FILE *f)

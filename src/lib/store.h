@@ -68,6 +68,16 @@ void kpgo_store_index_release(struct kpgo_store_index *idx);
 /* By release (as dpkg compares versions), then window end, then sha. */
 void kpgo_store_index_sort(struct kpgo_store_index *idx);
 
+/*
+ * Reads @fd whole (at most KPGO_STORE_FILE_MAX bytes), hashes the bytes
+ * into @sha and verifies the same bytes as an archive, read to the end, as
+ * add does; fills @e (when not NULL) from its manifest. The reason for a
+ * bad archive is in @err, without the file's name.
+ */
+int kpgo_store_verify_fd(int fd, char sha[KPGO_SHA256_HEX], struct kpgo_store_entry *e,
+			 struct kpgo_error *err);
+void kpgo_store_entry_release(struct kpgo_store_entry *e);
+
 /* --store, else $KPGO_STORE, else KPGO_STORE_DEFAULT. */
 const char *kpgo_store_default_dir(const char *opt);
 
