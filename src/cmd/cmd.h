@@ -43,6 +43,10 @@ struct collect_request {
 	bool live;
 };
 
+/* kpgo store --store DIR (NULL when not given) */
+extern const char *store_dir_opt;
+int store_ingest(int argc, char **argv);
+
 /* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
 
 struct kpgo_config;
