@@ -19,17 +19,19 @@ static const char usage_text[] =
 	"KPGO_PROFILE_NAME and KPGO_PROFILE_SHA256 are in its environment. Each\n"
 	"profile is verified first; a bad one goes to rejected/ and is never sent.\n"
 	"Exit status 0 moves the profile to sent/. A failure, or a command running\n"
-	"past KPGO_UPLOAD_TIMEOUT, keeps it with a retry state: it is tried again\n"
-	"after 1 minute, doubling with each failure up to KPGO_UPLOAD_RETRY_MAX,\n"
-	"and the run stops there. Only one upload runs at a time; another finds the\n"
-	"lock held and exits 0.\n"
+	"past KPGO_UPLOAD_TIMEOUT, keeps it and ends the run: the next upload waits\n"
+	"1 minute, then 2, 4, ... up to KPGO_UPLOAD_RETRY_MAX while failures go on\n"
+	"(the backoff is the build farm's, not one profile's). Profiles that failed\n"
+	"less often go first, so that one the farm refuses does not hold up the\n"
+	"rest. Only one upload runs at a time; another finds the lock held and\n"
+	"exits 0.\n"
 	"\n"
 	"Delivery is at least once: if kpgo dies after the command succeeded and\n"
 	"before the profile is recorded as sent, it is sent again. Spool names\n"
 	"carry the profile's sha256 and the build farm's store is content-addressed,\n"
 	"so the second copy changes nothing there.\n"
 	"\n"
-	"      --force    try every waiting profile now, whatever its backoff\n"
+	"      --force    upload now, even while the backoff runs\n"
 	"\n"
 	"One line per profile on stdout: sent, failed, waiting or rejected. Exit 1\n"
 	"when a profile failed or was rejected.\n";
@@ -40,7 +42,7 @@ static void report(void *ctx, const struct kpgo_upload_event *ev)
 	char next[32];
 
 	(void)ctx;
-	kpgo_format_time(it->next_try, next);
+	kpgo_format_time(ev->state->next_try, next);
 	switch (ev->what) {
 	case KPGO_UPLOAD_SENT:
 		printf("sent %s\n", it->name);
@@ -50,8 +52,7 @@ static void report(void *ctx, const struct kpgo_upload_event *ev)
 		       it->attempts, next);
 		break;
 	case KPGO_UPLOAD_WAITING:
-		printf("waiting %s: %u failed attempts, next try %s\n", it->name, it->attempts,
-		       next);
+		printf("waiting %s: next try %s\n", it->name, next);
 		break;
 	case KPGO_UPLOAD_REJECTED:
 		printf("rejected %s: %s\n", it->name, ev->detail);

@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"  collect [--snapshot]    collect the running kernel's profile into the spool\n"
 	"  upload [--force]        hand each finished profile to KPGO_UPLOAD_COMMAND\n"
 	"  prune                   apply the retention settings\n"
-	"  list [--json]           the profiles waiting (with their retry state) and sent\n"
+	"  list [--json]           the profiles waiting (with failed attempts) and sent\n"
 	"  config                  print the settings in effect\n"
 	"  prepare --release R     for kernel install hooks: prepare collection if\n"
 	"                          kernel R is instrumented\n"
@@ -52,8 +52,8 @@ static const char prune_usage[] =
 static const char list_usage[] =
 	"usage: kpgo spool list [--json]\n"
 	"\n"
-	"One line per profile: 'waiting' ones with their failed attempts and next\n"
-	"try, then 'sent' ones.\n";
+	"The upload's backoff when uploads fail, then one line per profile:\n"
+	"'waiting' ones with their failed attempts, then 'sent' ones.\n";
 
 static const char config_usage[] =
 	"usage: kpgo spool config\n"
@@ -246,23 +246,23 @@ static int spool_prune_cmd(int argc, char **argv)
 
 static void list_item(const struct kpgo_spool_item *it, const char *area, bool json, bool *first)
 {
-	char next[32], mtime[32];
+	char last[32], mtime[32];
 
-	kpgo_format_time(it->next_try, next);
+	kpgo_format_time(it->last_try, last);
 	kpgo_format_time(it->mtime, mtime);
 	if (json) {
-		printf("%s\n  {\"area\": \"%s\", \"name\": ", *first ? "" : ",", area);
+		printf("%s\n    {\"area\": \"%s\", \"name\": ", *first ? "" : ",", area);
 		json_str(stdout, it->name);
 		printf(", \"size\": %" PRIu64 ", \"mtime\": \"%s\", \"failed_attempts\": %u", it->size,
 		       mtime, it->attempts);
 		if (it->attempts) {
-			printf(", \"next_try\": \"%s\", \"last_error\": ", next);
+			printf(", \"last_try\": \"%s\", \"last_error\": ", last);
 			json_str(stdout, it->last_error);
 		}
 		printf("}");
 	} else if (it->attempts) {
-		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, next try %s: %s\n", area,
-		       it->name, it->size, it->attempts, next, it->last_error);
+		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, the last at %s: %s\n", area,
+		       it->name, it->size, it->attempts, last, it->last_error);
 	} else {
 		printf("%-7s  %s  %" PRIu64 " bytes\n", area, it->name, it->size);
 	}
@@ -275,7 +275,9 @@ static int spool_list_cmd(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' }, SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 },
 	};
 	struct kpgo_spool_list waiting = { 0 }, sent = { 0 };
+	struct kpgo_spool_state st;
 	struct kpgo_config cfg;
+	char next[32];
 	struct kpgo_error err;
 	struct kpgo_spool sp;
 	bool json = false, first = true;
@@ -304,14 +306,25 @@ static int spool_list_cmd(int argc, char **argv)
 		error("%s", err.msg);
 		goto out;
 	}
-	if (json)
-		printf("[");
+	kpgo_spool_state_read(&sp, &st);
+	kpgo_format_time(st.next_try, next);
+	if (json) {
+		printf("{\"upload\": {\"failed_runs\": %u", st.failures);
+		if (st.failures) {
+			printf(", \"next_try\": \"%s\", \"last_error\": ", next);
+			json_str(stdout, st.last_error);
+		}
+		printf("},\n \"profiles\": [");
+	} else if (st.failures) {
+		printf("upload: %u failed runs in a row, next try %s: %s\n", st.failures, next,
+		       st.last_error);
+	}
 	for (i = 0; i < waiting.n; i++)
 		list_item(&waiting.items[i], "waiting", json, &first);
 	for (i = 0; i < sent.n; i++)
 		list_item(&sent.items[i], "sent", json, &first);
 	if (json)
-		printf("%s]\n", first ? "" : "\n");
+		printf("%s]}\n", first ? "" : "\n ");
 	if (waiting.strays)
 		warning("%zu other files in '%s' are not profiles and are ignored", waiting.strays,
 			sp.dir);

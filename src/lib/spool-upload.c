@@ -168,14 +168,26 @@ static int check_profile(struct kpgo_spool *sp, const char *name, char sha[KPGO_
 	return 0;
 }
 
+/* Fewest failed attempts first, then oldest. */
+static int cmp_attempts(const void *pa, const void *pb)
+{
+	const struct kpgo_spool_item *a = pa, *b = pb;
+
+	if (a->attempts != b->attempts)
+		return a->attempts < b->attempts ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
 int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 		      void (*report)(void *ctx, const struct kpgo_upload_event *ev), void *ctx,
 		      struct kpgo_upload_result *res, struct kpgo_error *err)
 {
 	struct kpgo_spool_list l;
+	struct kpgo_spool_state st;
 	struct strbuf path = STRBUF_INIT;
 	char sha[KPGO_SHA256_HEX], why[512];
 	struct kpgo_error verr;
+	bool wait;
 	size_t i;
 	int r;
 
@@ -185,14 +197,19 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 	r = kpgo_spool_lock(sp, KPGO_SPOOL_UPLOAD_LOCK, false, err);
 	if (r)
 		return r;
+	kpgo_spool_state_read(sp, &st);
+	wait = !o->force && st.next_try > o->now;
 	r = kpgo_spool_list(sp, KPGO_SPOOL_WAITING, &l, err);
+	if (!r && l.n > 1)
+		qsort(l.items, l.n, sizeof(*l.items), cmp_attempts);
 	for (i = 0; !r && i < l.n; i++) {
 		struct kpgo_spool_item *it = &l.items[i];
-		struct kpgo_upload_event ev = { .item = it, .detail = "" };
+		struct kpgo_upload_event ev = { .item = it, .state = &st, .detail = "" };
 
-		if (!o->force && it->next_try > o->now) {
+		if (wait) {
 			res->waiting++;
 			ev.what = KPGO_UPLOAD_WAITING;
+			ev.detail = st.last_error;
 			if (report)
 				report(ctx, &ev);
 			continue;
@@ -231,13 +248,17 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 			r = kpgo_spool_mark_sent(sp, it->name, err);
 			if (r)
 				break;
+			if (st.failures || st.next_try)
+				kpgo_spool_state_clear(sp, &st);
 			res->sent++;
 			ev.what = KPGO_UPLOAD_SENT;
 			if (report)
 				report(ctx, &ev);
 			continue;
 		}
-		r = kpgo_spool_retry_failed(sp, it, o->now, o->retry_max, why, err);
+		r = kpgo_spool_retry_failed(sp, it, o->now, why, err);
+		if (!r)
+			r = kpgo_spool_state_failed(sp, &st, o->now, o->retry_max, why, err);
 		if (r)
 			break;
 		res->failed++;
@@ -245,8 +266,8 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 		ev.detail = why;
 		if (report)
 			report(ctx, &ev);
-		/* The farm is likely down: the rest waits for the next run. */
-		break;
+		/* The farm is likely down: the rest waits for the backoff. */
+		wait = true;
 	}
 	kpgo_spool_list_release(&l);
 	strbuf_release(&path);

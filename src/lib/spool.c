@@ -321,54 +321,131 @@ static int cmp_item_name(const void *a, const void *b)
 		      ((const struct kpgo_spool_item *)b)->name);
 }
 
-/* ATTEMPTS=, NEXT_TRY=, LAST_ERROR= lines; anything malformed means no state. */
-static void retry_read(struct kpgo_spool *sp, struct kpgo_spool_item *it)
+/*
+ * A retry file: "KEY=number" lines for @keys (into @vals) and LAST_ERROR=
+ * (into @last_error). Anything malformed means no state: all zero.
+ */
+static void retry_file_read(struct kpgo_spool *sp, const char *name, const char *const keys[2],
+			    uint64_t vals[2], char *last_error, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
-	unsigned attempts = 0;
-	int64_t next = 0;
+	uint64_t v[2] = { 0, 0 };
 	char *line, *eol;
-	uint64_t v;
-	int fd;
+	int fd, i;
 
-	it->attempts = 0;
-	it->next_try = 0;
-	it->last_error[0] = '\0';
-	fd = openat(sp->retryfd, it->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	vals[0] = vals[1] = 0;
+	last_error[0] = '\0';
+	fd = openat(sp->retryfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (kpgo_read_fd(fd, &sb, RETRY_FILE_MAX)) {
-		close(fd);
-		strbuf_release(&sb);
-		return;
-	}
-	close(fd);
+	if (kpgo_read_fd(fd, &sb, RETRY_FILE_MAX))
+		goto bad;
 	for (line = sb.buf; *line; line = eol + 1) {
 		eol = strchr(line, '\n');
 		if (!eol)
 			goto bad;
 		*eol = '\0';
-		if (!strncmp(line, "ATTEMPTS=", 9)) {
-			if (kpgo_parse_u64(line + 9, &v) || v > 1000)
-				goto bad;
-			attempts = (unsigned)v;
-		} else if (!strncmp(line, "NEXT_TRY=", 9)) {
-			if (kpgo_parse_u64(line + 9, &v) || v > (uint64_t)INT64_MAX)
-				goto bad;
-			next = (int64_t)v;
-		} else if (!strncmp(line, "LAST_ERROR=", 11)) {
-			snprintf(it->last_error, sizeof(it->last_error), "%s", line + 11);
-		} else {
-			goto bad;
+		if (!strncmp(line, "LAST_ERROR=", 11)) {
+			snprintf(last_error, len, "%s", line + 11);
+			continue;
 		}
+		for (i = 0; i < 2; i++) {
+			size_t n = strlen(keys[i]);
+
+			if (!strncmp(line, keys[i], n) && line[n] == '=') {
+				if (kpgo_parse_u64(line + n + 1, &v[i]) || v[i] > (uint64_t)INT64_MAX)
+					goto bad;
+				break;
+			}
+		}
+		if (i == 2)
+			goto bad;
 	}
-	it->attempts = attempts;
-	it->next_try = next;
+	vals[0] = v[0] > 1000000 ? 1000000 : v[0];
+	vals[1] = v[1];
+	close(fd);
 	strbuf_release(&sb);
 	return;
 bad:
-	it->last_error[0] = '\0';
+	last_error[0] = '\0';
+	close(fd);
 	strbuf_release(&sb);
+}
+
+static int retry_file_write(struct kpgo_spool *sp, const char *name, const char *const keys[2],
+			    const uint64_t vals[2], const char *why, struct kpgo_error *err)
+{
+	char buf[512], clean[256];
+	size_t i;
+	int n, r;
+
+	for (i = 0; why[i] && i < sizeof(clean) - 1; i++)
+		clean[i] = (unsigned char)why[i] < 0x20 || why[i] == 0x7f ? ' ' : why[i];
+	clean[i] = '\0';
+	n = snprintf(buf, sizeof(buf), "%s=%" PRIu64 "\n%s=%" PRIu64 "\nLAST_ERROR=%s\n", keys[0],
+		     vals[0], keys[1], vals[1], clean);
+	r = kpgo_write_file_atomic_at(sp->retryfd, name, buf, (size_t)n, 0600);
+	if (r)
+		return kpgo_error_set(err, r, "cannot write '%s/retry/%s': %s", sp->dir, name,
+				      strerror(-r));
+	return 0;
+}
+
+static const char *const item_keys[2] = { "ATTEMPTS", "LAST_TRY" };
+static const char *const state_keys[2] = { "FAILURES", "NEXT_TRY" };
+#define STATE_FILE ".upload"
+
+static void retry_read(struct kpgo_spool *sp, struct kpgo_spool_item *it)
+{
+	uint64_t v[2];
+
+	retry_file_read(sp, it->name, item_keys, v, it->last_error, sizeof(it->last_error));
+	it->attempts = (unsigned)v[0];
+	it->last_try = (int64_t)v[1];
+}
+
+int kpgo_spool_retry_failed(struct kpgo_spool *sp, struct kpgo_spool_item *it, int64_t now,
+			    const char *why, struct kpgo_error *err)
+{
+	uint64_t v[2];
+
+	if (it->attempts < 1000000)
+		it->attempts++;
+	it->last_try = now;
+	snprintf(it->last_error, sizeof(it->last_error), "%s", why);
+	v[0] = it->attempts;
+	v[1] = (uint64_t)now;
+	return retry_file_write(sp, it->name, item_keys, v, why, err);
+}
+
+void kpgo_spool_state_read(struct kpgo_spool *sp, struct kpgo_spool_state *st)
+{
+	uint64_t v[2];
+
+	retry_file_read(sp, STATE_FILE, state_keys, v, st->last_error, sizeof(st->last_error));
+	st->failures = (unsigned)v[0];
+	st->next_try = (int64_t)v[1];
+}
+
+int kpgo_spool_state_failed(struct kpgo_spool *sp, struct kpgo_spool_state *st, int64_t now,
+			    uint64_t cap, const char *why, struct kpgo_error *err)
+{
+	uint64_t v[2];
+
+	if (st->failures < 1000000)
+		st->failures++;
+	st->next_try = now + (int64_t)kpgo_spool_backoff(st->failures, cap);
+	snprintf(st->last_error, sizeof(st->last_error), "%s", why);
+	v[0] = st->failures;
+	v[1] = (uint64_t)st->next_try;
+	return retry_file_write(sp, STATE_FILE, state_keys, v, why, err);
+}
+
+void kpgo_spool_state_clear(struct kpgo_spool *sp, struct kpgo_spool_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (unlinkat(sp->retryfd, STATE_FILE, 0) == 0)
+		fsync(sp->retryfd);
 }
 
 int kpgo_spool_list(struct kpgo_spool *sp, enum kpgo_spool_area area, struct kpgo_spool_list *l,
@@ -436,37 +513,14 @@ int kpgo_spool_list(struct kpgo_spool *sp, enum kpgo_spool_area area, struct kpg
 	return r;
 }
 
-uint64_t kpgo_spool_backoff(unsigned attempts, uint64_t cap)
+uint64_t kpgo_spool_backoff(unsigned failures, uint64_t cap)
 {
 	uint64_t d = KPGO_SPOOL_RETRY_BASE;
 	unsigned i;
 
-	for (i = 1; i < attempts && d < cap; i++)
+	for (i = 1; i < failures && d < cap; i++)
 		d *= 2;
 	return d < cap ? d : cap;
-}
-
-int kpgo_spool_retry_failed(struct kpgo_spool *sp, struct kpgo_spool_item *it, int64_t now,
-			    uint64_t cap, const char *why, struct kpgo_error *err)
-{
-	char buf[512], clean[256];
-	size_t i;
-	int n, r;
-
-	for (i = 0; why[i] && i < sizeof(clean) - 1; i++)
-		clean[i] = (unsigned char)why[i] < 0x20 || why[i] == 0x7f ? ' ' : why[i];
-	clean[i] = '\0';
-	if (it->attempts < 1000)
-		it->attempts++;
-	it->next_try = now + (int64_t)kpgo_spool_backoff(it->attempts, cap);
-	snprintf(it->last_error, sizeof(it->last_error), "%s", clean);
-	n = snprintf(buf, sizeof(buf), "ATTEMPTS=%u\nNEXT_TRY=%" PRId64 "\nLAST_ERROR=%s\n",
-		     it->attempts, it->next_try, clean);
-	r = kpgo_write_file_atomic_at(sp->retryfd, it->name, buf, (size_t)n, 0600);
-	if (r)
-		return kpgo_error_set(err, r, "cannot write '%s/retry/%s': %s", sp->dir, it->name,
-				      strerror(-r));
-	return 0;
 }
 
 int kpgo_spool_mark_sent(struct kpgo_spool *sp, const char *name, struct kpgo_error *err)

@@ -16,7 +16,8 @@
  *   SPOOL/<name>.kpgo            finished profiles, waiting to be uploaded
  *   SPOOL/tmp/                   collections in progress (emptied by the next one)
  *   SPOOL/sent/<name>.kpgo       uploaded; kept by KPGO_KEEP_COUNT and KPGO_KEEP_AGE
- *   SPOOL/retry/<name>.kpgo      retry state of a profile whose upload failed
+ *   SPOOL/retry/<name>.kpgo      failed attempts of a profile's upload
+ *   SPOOL/retry/.upload          the upload's backoff (struct kpgo_spool_state)
  *   SPOOL/rejected/<name>[.N]    spool files that are not valid profiles, and
  *   SPOOL/rejected/<name>[.N].reason   why
  *   SPOOL/collect.lock           flock(2): one collection at a time
@@ -76,15 +77,16 @@ int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when,
 
 /**
  * struct kpgo_spool_item - one finished profile
- * @attempts, @next_try: its retry state (0 when it has none)
- * @last_error: why the last attempt failed ("" when none)
+ * @attempts: failed uploads of it (0 when none)
+ * @last_try: when the last of them was
+ * @last_error: why it failed ("" when none)
  */
 struct kpgo_spool_item {
 	char name[KPGO_SPOOL_NAME_MAX];
 	int64_t mtime;
 	uint64_t size;
 	unsigned attempts;
-	int64_t next_try;
+	int64_t last_try;
 	char last_error[256];
 };
 
@@ -103,16 +105,35 @@ void kpgo_spool_list_release(struct kpgo_spool_list *l);
 int kpgo_spool_list(struct kpgo_spool *sp, enum kpgo_spool_area area, struct kpgo_spool_list *l,
 		    struct kpgo_error *err);
 
-/* Seconds to wait after the @attempts-th failure: 60 s doubling, at most @cap. */
-uint64_t kpgo_spool_backoff(unsigned attempts, uint64_t cap);
-
-/*
- * Records a failed attempt for @name at @now: attempts + 1 and the next
- * try after the backoff. A retry state that cannot be parsed counts as
- * none. Returns 0 or a negative errno.
+/**
+ * struct kpgo_spool_state - the upload's backoff, for the spool as a whole
+ * @failures: failed upload runs in a row (0: the last one went well)
+ * @next_try: no upload before this (seconds since the epoch)
+ *
+ * Kept in SPOOL/retry/.upload. The backoff belongs to the build farm, not
+ * to a profile: while the farm is down one attempt per backoff period is
+ * made, whichever profile it is for.
  */
-int kpgo_spool_retry_failed(struct kpgo_spool *sp, struct kpgo_spool_item *it, int64_t now,
+struct kpgo_spool_state {
+	unsigned failures;
+	int64_t next_try;
+	char last_error[256];
+};
+
+/* The upload state; a missing or unreadable one is no failures. */
+void kpgo_spool_state_read(struct kpgo_spool *sp, struct kpgo_spool_state *st);
+
+/* Seconds to wait after @failures failed runs: 60 s doubling, at most @cap. */
+uint64_t kpgo_spool_backoff(unsigned failures, uint64_t cap);
+
+/* A failed run: failures + 1, the next try after the backoff; written durably. */
+int kpgo_spool_state_failed(struct kpgo_spool *sp, struct kpgo_spool_state *st, int64_t now,
 			    uint64_t cap, const char *why, struct kpgo_error *err);
+/* A run that delivered: no backoff. */
+void kpgo_spool_state_clear(struct kpgo_spool *sp, struct kpgo_spool_state *st);
+/* A failed attempt of @it at @now: its attempts + 1, recorded. */
+int kpgo_spool_retry_failed(struct kpgo_spool *sp, struct kpgo_spool_item *it, int64_t now,
+			    const char *why, struct kpgo_error *err);
 
 /* Moves @name to sent/ (durably) and drops its retry state. */
 int kpgo_spool_mark_sent(struct kpgo_spool *sp, const char *name, struct kpgo_error *err);
@@ -149,7 +170,7 @@ int kpgo_spool_prune(struct kpgo_spool *sp, const struct kpgo_spool_retention *o
  *	path is appended when no word is "{}")
  * @timeout: seconds one command may run before its process group is killed
  * @retry_max: the longest backoff, seconds
- * @force: try profiles whose backoff has not run out yet
+ * @force: upload now, even while the backoff runs
  */
 struct kpgo_upload_opts {
 	const struct kpgo_strlist *argv;
@@ -161,14 +182,15 @@ struct kpgo_upload_opts {
 
 enum kpgo_upload_what {
 	KPGO_UPLOAD_SENT,
-	KPGO_UPLOAD_FAILED,   /* kept, with its retry state */
-	KPGO_UPLOAD_WAITING,  /* its backoff has not run out */
+	KPGO_UPLOAD_FAILED,   /* kept; the backoff starts or grows */
+	KPGO_UPLOAD_WAITING,  /* not tried: the backoff has not run out */
 	KPGO_UPLOAD_REJECTED, /* not a valid profile: moved to rejected/ */
 };
 
 struct kpgo_upload_event {
 	enum kpgo_upload_what what;
 	const struct kpgo_spool_item *item;
+	const struct kpgo_spool_state *state; /* after this event */
 	const char *detail; /* why it failed or was rejected */
 };
 
@@ -181,13 +203,16 @@ struct kpgo_upload_result {
  * @report: called once per profile looked at (may be NULL)
  *
  * Takes the upload lock without waiting (-EWOULDBLOCK: another upload
- * runs). Oldest first; each profile is verified before it is handed over
- * (a bad one is rejected, never sent). The command gets the path, and
- * KPGO_PROFILE, KPGO_PROFILE_NAME and KPGO_PROFILE_SHA256 in its
- * environment, /dev/null as stdin and stderr as stdout. Exit status 0 moves
- * the profile to sent/; anything else (or the timeout) records a retry
- * state and ends the run, leaving the rest for the next one (the farm is
- * likely down). Delivery is at least once: a crash between the command's
+ * runs). While the backoff of the last failure runs (and without @force),
+ * nothing is tried. Otherwise profiles are tried in order of fewest failed
+ * attempts, then oldest, so that one the farm keeps refusing does not hold
+ * up the others. Each is verified before it is handed over (a bad one is
+ * rejected, never sent). The command gets the path, and KPGO_PROFILE,
+ * KPGO_PROFILE_NAME and KPGO_PROFILE_SHA256 in its environment, /dev/null
+ * as stdin and stderr as stdout. Exit status 0 moves the profile to sent/
+ * and clears the backoff; anything else (or the timeout) counts a failed
+ * attempt for the profile and for the spool, whose backoff doubles, and
+ * ends the run. Delivery is at least once: a crash between the command's
  * success and the move to sent/ sends that profile again next time, which
  * the content-addressed receiving side absorbs.
  */
