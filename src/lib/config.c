@@ -215,8 +215,10 @@ int kpgo_split_words(const char *s, struct kpgo_strlist *words, struct kpgo_erro
 	struct strbuf w = STRBUF_INIT;
 	int r = 0;
 
-	if (!text_ok(s, strlen(s)))
-		return kpgo_error_set(err, -EINVAL, "control character in '%s'", s);
+	for (; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return kpgo_error_set(err, -EINVAL, "control character in the command");
+	p = s;
 	while (!r) {
 		while (p < end && blank(*p))
 			p++;
