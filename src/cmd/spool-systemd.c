@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,28 +39,39 @@ static const char prepare_usage[] =
 /* Seconds kpgo's own timeout gets before systemd kills it. */
 #define SYSTEMD_MARGIN 30
 
-static int write_dropin(const char *dir, const char *unit, const char *text)
+/* Writes DIR/UNIT.d/50-kpgo-settings.conf: a header naming @src, then @fmt. */
+static int write_dropin(const char *dir, const char *unit, const char *src, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int write_dropin(const char *dir, const char *unit, const char *src, const char *fmt, ...)
 {
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	va_list ap;
 	int r;
 
-	r = strbuf_addf(&path, "%s/%s.d", dir, unit);
+	r = strbuf_addf(&text, "# Written by 'kpgo spool systemd-generator' from %s\n", src);
+	if (!r) {
+		va_start(ap, fmt);
+		r = strbuf_vaddf(&text, fmt, ap);
+		va_end(ap);
+	}
+	if (!r)
+		r = strbuf_addf(&path, "%s/%s.d", dir, unit);
 	if (!r && mkdir(path.buf, 0755) < 0 && errno != EEXIST)
 		r = -errno;
 	if (!r)
 		r = strbuf_addstr(&path, "/50-kpgo-settings.conf");
 	if (!r)
-		r = kpgo_write_file_atomic(path.buf, text, strlen(text), 0644);
+		r = kpgo_write_file_atomic(path.buf, text.buf, text.len, 0644);
 	if (r)
 		error("cannot write '%s': %s", path.buf, strerror(-r));
 	strbuf_release(&path);
+	strbuf_release(&text);
 	return r ? 1 : 0;
 }
 
 int spool_systemd_generator(int argc, char **argv)
 {
 	static const struct option opts[] = { SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
-	struct strbuf text = STRBUF_INIT;
 	const char *src, *dir;
 	struct kpgo_config cfg;
 	uint64_t limit;
@@ -78,38 +90,21 @@ int spool_systemd_generator(int argc, char **argv)
 	src = cfg.path ? cfg.path : "built-in defaults";
 	limit = cfg.collect_timeout + SYSTEMD_MARGIN;
 	ret = 0;
-
-	if (strbuf_addf(&text,
-			"# Written by 'kpgo spool systemd-generator' from %s\n"
-			"[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStopSec=%" PRIu64
-			"s\nTimeoutStartSec=%" PRIu64 "s\n",
-			src, spool_dir(&cfg), limit, limit))
-		goto oom;
-	ret |= write_dropin(dir, "kpgo-collect.service", text.buf);
-	ret |= write_dropin(dir, "kpgo-snapshot.service", text.buf);
-	strbuf_reset(&text);
-	if (strbuf_addf(&text,
-			"# Written by 'kpgo spool systemd-generator' from %s\n"
-			"[Unit]\nRequiresMountsFor=%s\n",
-			src, spool_dir(&cfg)))
-		goto oom;
-	ret |= write_dropin(dir, "kpgo-upload.service", text.buf);
-	if (cfg.snapshot_interval) {
-		/* Empty assignments reset the unit's own values first. */
-		strbuf_reset(&text);
-		if (strbuf_addf(&text,
-				"# Written by 'kpgo spool systemd-generator' from %s\n"
-				"[Timer]\nOnBootSec=\nOnBootSec=%" PRIu64 "s\nOnUnitActiveSec=\n"
-				"OnUnitActiveSec=%" PRIu64 "s\n",
-				src, cfg.snapshot_interval, cfg.snapshot_interval))
-			goto oom;
-		ret |= write_dropin(dir, "kpgo-collect.timer", text.buf);
-	}
-	if (0) {
-oom:
-		ret = error("out of memory");
-	}
-	strbuf_release(&text);
+	ret |= write_dropin(dir, "kpgo-collect.service", src,
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStopSec=%" PRIu64
+			    "s\nTimeoutStartSec=%" PRIu64 "s\n",
+			    spool_dir(&cfg), limit, limit);
+	ret |= write_dropin(dir, "kpgo-snapshot.service", src,
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStartSec=%" PRIu64 "s\n",
+			    spool_dir(&cfg), limit);
+	ret |= write_dropin(dir, "kpgo-upload.service", src, "[Unit]\nRequiresMountsFor=%s\n",
+			    spool_dir(&cfg));
+	/* Empty assignments reset the unit's own values first. */
+	if (cfg.snapshot_interval)
+		ret |= write_dropin(dir, "kpgo-collect.timer", src,
+				    "[Timer]\nOnBootSec=\nOnBootSec=%" PRIu64
+				    "s\nOnUnitActiveSec=\nOnUnitActiveSec=%" PRIu64 "s\n",
+				    cfg.snapshot_interval, cfg.snapshot_interval);
 	kpgo_config_release(&cfg);
 	return ret;
 }

@@ -486,7 +486,9 @@ int kpgo_config_load(struct kpgo_config *c, const char *path, bool must_exist,
 	if (fd < 0) {
 		if (errno == ENOENT && !must_exist)
 			return 0;
-		return kpgo_error_set(err, -errno, "cannot read '%s': %s", path, strerror(errno));
+		r = kpgo_error_set(err, -errno, "cannot read '%s': %s", path, strerror(errno));
+		kpgo_config_release(c);
+		return r;
 	}
 	if (fstat(fd, &st) < 0) {
 		r = kpgo_error_set(err, -errno, "cannot read '%s': %s", path, strerror(errno));
