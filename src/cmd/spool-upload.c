@@ -33,8 +33,8 @@ static const char usage_text[] =
 	"\n"
 	"      --force    upload now, even while the backoff runs\n"
 	"\n"
-	"One line per profile on stdout: sent, failed, waiting or rejected. Exit 1\n"
-	"when a profile failed or was rejected.\n";
+	"One line per profile on stdout: sent, failed or rejected ('waiting' with\n"
+	"-v). Exit 1 when a profile failed or was rejected.\n";
 
 static void report(void *ctx, const struct kpgo_upload_event *ev)
 {
@@ -52,7 +52,8 @@ static void report(void *ctx, const struct kpgo_upload_event *ev)
 		       it->attempts, next);
 		break;
 	case KPGO_UPLOAD_WAITING:
-		printf("waiting %s: next try %s\n", it->name, next);
+		if (verbosity > 1)
+			printf("waiting %s: next try %s\n", it->name, next);
 		break;
 	case KPGO_UPLOAD_REJECTED:
 		printf("rejected %s: %s\n", it->name, ev->detail);
@@ -114,8 +115,17 @@ int spool_upload(int argc, char **argv)
 	else if (res.rejected)
 		ret = error("%zu files in '%s' were not valid profiles: see '%s/rejected'",
 			    res.rejected, sp.dir, sp.dir);
-	else
-		note(2, "sent %zu profiles; %zu wait for their next try", res.sent, res.waiting);
+	else if (res.waiting) {
+		struct kpgo_spool_state st;
+		char next[32];
+
+		kpgo_spool_state_read(&sp, &st);
+		kpgo_format_time(st.next_try, next);
+		note(1, "%zu profiles wait for the next try at %s (after %u failed uploads: %s)",
+		     res.waiting, next, st.failures, st.last_error);
+	} else {
+		note(2, "sent %zu profiles", res.sent);
+	}
 	if (spool_prune(&sp, &cfg, false))
 		ret = 1;
 out:

@@ -295,13 +295,14 @@ EOF
     touch "$W/down"
     run --separate-stderr kpgo spool upload
     assert_failure 1
-    assert_line --index 0 --regexp "^failed .*\.kpgo: '$W/send' exited with status 1 \(attempt 1; next try .*\)$"
-    [ "$(grep -c '^waiting ' <<<"$output")" -eq 2 ]
+    assert_output --regexp "^failed .*\.kpgo: '$W/send' exited with status 1 \(attempt 1; next try .*\)$"
     [[ $stderr == *"farm unreachable"* ]]
     [ "$(wc -l <"$W/calls")" -eq 1 ]
-    # Within the backoff nothing is tried.
+    # Within the backoff nothing is tried: one line says so.
     run kpgo spool upload
     assert_success
+    assert_output --regexp "^3 profiles wait for the next try at .* \(after 1 failed uploads: '$W/send' exited with status 1\)$"
+    run kpgo spool upload -v
     [ "$(grep -c '^waiting .*: next try ' <<<"$output")" -eq 3 ]
     [ "$(wc -l <"$W/calls")" -eq 1 ]
     # Still down: --force tries another profile (fewest failures first); the backoff doubles.
