@@ -123,6 +123,9 @@ struct kpgo_spool_state {
 /* The upload state; a missing or unreadable one is no failures. */
 void kpgo_spool_state_read(struct kpgo_spool *sp, struct kpgo_spool_state *st);
 
+/* A profile's failed attempts from retry/ into @it (none when unreadable). */
+void kpgo_spool_retry_read(struct kpgo_spool *sp, struct kpgo_spool_item *it);
+
 /* Seconds to wait after @failures failed runs: 60 s doubling, at most @cap. */
 uint64_t kpgo_spool_backoff(unsigned failures, uint64_t cap);
 

@@ -9,6 +9,8 @@
  *   store-index.c    index entries, the index file: parse, format, write, update
  *   store-select.c   kernel release order and series, lookup and select
  *   store-verify.c   checking archives and objects, verify (--repair) and gc
+ *   store-ingest.c   ingest: a drop directory into the store, merges per kernel build
+ *   store-weights.c  ingest's weights file
  */
 #include <stdbool.h>
 #include <stddef.h>
