@@ -212,7 +212,7 @@ payload() {
 @test "bad weights files are refused with the file and line, before anything is touched" {
     profile "$DROP/a.kpgo"
     for bad in 'redis' 'redis=-1' 'redis=1000001' 'red is=1' '=1' 'redis=1x' 'a=1\na=2' '*=1\n*=2'; do
-        printf "$bad\n" >"$W/weights"
+        printf '%b\n' "$bad" >"$W/weights"
         run kpgo store ingest --weights "$W/weights" "$DROP"
         assert_failure 1
         assert_output --regexp "^kpgo: $W/weights:[12]: "

@@ -3,6 +3,7 @@
 # debugfs, a full disk, killed halfway, timed out) and upload (target down
 # and back, crashes, concurrent runs, bad spool files), and retention.
 # shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
+# shellcheck disable=SC2030,SC2031 # each test runs in its own subshell; setup() sets SPOOL anew
 
 load helpers
 
@@ -31,6 +32,11 @@ teardown() {
 settings() {
     printf 'KPGO_SPOOL_DIR=%s\n' "$SPOOL" >"$KPGO_CONFIG"
     printf '%s\n' "$@" >>"$KPGO_CONFIG"
+}
+
+# files DIR: the names of the files in DIR, sorted.
+files() {
+    find "$1" -maxdepth 1 -type f -printf '%f\n' | sort
 }
 
 # profiles: the finished profiles waiting in the spool, one per line.
@@ -95,6 +101,7 @@ EOF
 }
 
 @test "settings: every bad line is one error naming the file and line, exit 1" {
+    # shellcheck disable=SC2016,SC1003 # the lines are what sh would misread
     local bad=(
         'KPGO_WORKLOAD=$(touch /tmp/kpgo-pwned)'
         'KPGO_WORKLOAD=`id`'
@@ -388,19 +395,19 @@ EOF
     settings "KPGO_UPLOAD_COMMAND=$W/send"
     kpgo spool collect -q --gcov-dir "$W/gcov"
     good=$(profiles)
-    bad=20240101T000000Z-host-0123456789abcdef.kpgo
-    echo garbage >"$SPOOL/$bad"
+    junk=20240101T000000Z-host-0123456789abcdef.kpgo
+    echo garbage >"$SPOOL/$junk"
     cut=20240101T000001Z-host-${good: -21}
     head -c 100 "$SPOOL/$good" >"$SPOOL/$cut"
     ln -s /etc/passwd "$SPOOL/20240101T000002Z-host-0123456789abcdef.kpgo"
     echo stray >"$SPOOL/notes.txt"
     run kpgo spool upload
     assert_failure 1
-    assert_line --regexp "^rejected $bad: .+"
+    assert_line --regexp "^rejected $junk: .+"
     assert_line --regexp "^rejected $cut: .+"
     assert_line "sent $good"
     [ "$(cat "$W/calls")" = "$SPOOL/$good" ]
-    [ -s "$SPOOL/rejected/$bad.reason" ]
+    [ -s "$SPOOL/rejected/$junk.reason" ]
     [ -s "$SPOOL/rejected/$cut.reason" ]
     # Links and other names are not profiles: left alone, not followed.
     [ -L "$SPOOL/20240101T000002Z-host-0123456789abcdef.kpgo" ]
@@ -469,14 +476,14 @@ EOF
         kpgo spool collect -q --gcov-dir "$W/g$i"
     done
     kpgo spool upload >/dev/null
-    [ "$(ls "$SPOOL/sent" | wc -l)" -eq 2 ]
-    oldest=$(ls "$SPOOL/sent" | head -1)
+    [ "$(files "$SPOOL/sent" | wc -l)" -eq 2 ]
+    oldest=$(files "$SPOOL/sent" | head -1)
     touch -d '2 days ago' "$SPOOL/sent/$oldest"
     settings "KPGO_UPLOAD_COMMAND=$W/send" 'KPGO_KEEP_COUNT=2' 'KPGO_KEEP_AGE=1d'
     run kpgo spool prune
     assert_success
     assert_output "removed 'sent/$oldest' (KPGO_KEEP_COUNT=2, KPGO_KEEP_AGE)"
-    [ "$(ls "$SPOOL/sent" | wc -l)" -eq 1 ]
+    [ "$(files "$SPOOL/sent" | wc -l)" -eq 1 ]
     settings 'KPGO_SPOOL_MAX=1'
     for i in 4 5; do
         gcov_dir "$i"
