@@ -170,10 +170,39 @@ install: $(B)/kpgo
 	install -d $(DESTDIR)$(LIBDIR)/kpgo/kconfig
 	install -m 0644 hooks/kconfig/*.config $(DESTDIR)$(LIBDIR)/kpgo/kconfig/
 
+# The machine side (hooks/): systemd units and generator, kernel install
+# hooks, the commented settings file and the spool. Packages set the
+# directories: Debian KPGO_SETTINGS_DIR=/etc/default (the default), RPM
+# KPGO_SETTINGS_DIR=/etc/sysconfig; SYSTEMD_UNITDIR=/lib/systemd/system on
+# Debian 12. The units name $(BINDIR)/kpgo.
+SYSCONFDIR ?= /etc
+LOCALSTATEDIR ?= /var
+KPGO_SETTINGS_DIR ?= $(SYSCONFDIR)/default
+SYSTEMD_UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSTEMD_GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
+KERNEL_POSTINSTDIR ?= $(SYSCONFDIR)/kernel/postinst.d
+KERNEL_INSTALLDIR ?= $(PREFIX)/lib/kernel/install.d
+KPGO_UNITS := $(wildcard hooks/systemd/*.service hooks/systemd/*.timer)
+
+install-hooks:
+	install -d -m 0755 $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(SYSTEMD_GENERATORDIR)
+	for u in $(KPGO_UNITS); do \
+		sed 's|/usr/bin/kpgo|$(BINDIR)/kpgo|g' $$u >$(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
+		chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; \
+	done
+	sed 's|/usr/bin/kpgo|$(BINDIR)/kpgo|g' hooks/systemd/kpgo-generator \
+		>$(DESTDIR)$(SYSTEMD_GENERATORDIR)/kpgo-generator
+	chmod 0755 $(DESTDIR)$(SYSTEMD_GENERATORDIR)/kpgo-generator
+	install -D -m 0755 hooks/kernel/postinst.d/kpgo $(DESTDIR)$(KERNEL_POSTINSTDIR)/kpgo
+	install -D -m 0755 hooks/kernel/install.d/50-kpgo.install \
+		$(DESTDIR)$(KERNEL_INSTALLDIR)/50-kpgo.install
+	install -D -m 0644 hooks/default/kpgo $(DESTDIR)$(KPGO_SETTINGS_DIR)/kpgo
+	install -d -m 0750 $(DESTDIR)$(LOCALSTATEDIR)/lib/kpgo/profiles
+
 clean:
 	rm -rf $(B)
 
-.PHONY: deb rpm packages kernel-check default-profile demo all check check-tool unit cli fuzz fuzz-smoke install clean tools
+.PHONY: deb rpm packages kernel-check default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collect.h"
+#include "profile.h"
+
 /*
  * Each subcommand parses its options, calls the library and reports an
  * error once, git style ("kpgo: cannot read 'x': reason"). Exit codes:
@@ -21,6 +24,70 @@ int cmd_stage(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_flags(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_spool(int argc, char **argv);
+
+#define DEFAULT_GCOV_DIR "/sys/kernel/debug/gcov"
+
+/**
+ * struct collect_request - what collect_profile() reads and how it names it
+ * @gcov_dir: laid out like /sys/kernel/debug/gcov
+ * @build_root, @release, @build_id: NULL to find them (the last two from the
+ *	running kernel when @live)
+ * @live: @gcov_dir is the running kernel's
+ */
+struct collect_request {
+	const char *gcov_dir;
+	const char *workload;
+	const char *build_root;
+	const char *release;
+	const char *build_id;
+	bool live;
+};
+
+/* kpgo store --store DIR (NULL when not given) */
+extern const char *store_dir_opt;
+int store_ingest(int argc, char **argv);
+
+/* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
+
+struct kpgo_config;
+struct kpgo_spool;
+
+enum { OPT_SPOOL_CONFIG = 1000, OPT_SPOOL_DIR };
+#define SPOOL_COMMON_OPTIONS                                                    \
+	{ "config", required_argument, NULL, OPT_SPOOL_CONFIG },               \
+	{ "spool", required_argument, NULL, OPT_SPOOL_DIR },                   \
+	{ "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
+	{ "help", no_argument, NULL, 'h' }
+
+/* --config, --spool, -q, -v, -h and errors: 256 to go on, else the exit code. */
+int spool_common_option(int c, const char *cmd, const char *usage);
+/* The settings file (--config, $KPGO_CONFIG, the default); prints its warnings or error. */
+int spool_load_config(struct kpgo_config *c);
+/* --spool, else KPGO_SPOOL_DIR. */
+const char *spool_dir(const struct kpgo_config *c);
+/* Retention under the upload lock (skipped when held, unless @wait); prints what goes. */
+int spool_prune(struct kpgo_spool *sp, const struct kpgo_config *c, bool wait);
+/*
+ * Is there gcov data below @debugfs? 1 yes, 0 no (why in @why), <0 error.
+ * With @may_mount, mounts debugfs there when it is not, and sets *@mounted
+ * when the caller must unmount it (only when the data is there).
+ */
+int gcov_probe(const char *debugfs, bool may_mount, bool *mounted, char *why, size_t len);
+int spool_collect(int argc, char **argv);
+int spool_upload(int argc, char **argv);
+int spool_systemd_generator(int argc, char **argv);
+int spool_prepare(int argc, char **argv);
+
+/* Checks @rq's labels and ids; prints a usage error for @cmd (exit 2). */
+int collect_check_args(const char *cmd, const struct collect_request *rq);
+/*
+ * Reads @rq->gcov_dir into @p (initialised here) with its complete
+ * manifest. Returns 0 or a negative errno with @err set; -ENOENT when
+ * there is no .gcda file at all.
+ */
+int collect_profile(const struct collect_request *rq, struct kpgo_profile *p,
+		    struct kpgo_collect_stats *st, struct kpgo_error *err);
 
 /* Writes to GCOV_DIR/reset; records the time when @live. Prints its error. */
 int reset_counters(const char *gcov_dir, bool live);

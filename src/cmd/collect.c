@@ -14,9 +14,9 @@
 
 #include "cmd/cmd.h"
 #include "collect.h"
+#include "config.h"
 #include "profile.h"
 
-#define DEFAULT_GCOV_DIR "/sys/kernel/debug/gcov"
 
 static const char usage_text[] =
 	"usage: kpgo collect [options] -o OUT.kpgo\n"
@@ -32,19 +32,6 @@ static const char usage_text[] =
 	"      --kernel-release R   default: the running kernel's, for the default dir\n"
 	"      --build-id HEX       default: the running kernel's, for the default dir\n"
 	"  -q, --quiet / -v, --verbose\n";
-
-static bool label_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '.' || *s == '_' || *s == '-'))
-			return false;
-	return true;
-}
 
 static bool hex_ok(const char *s)
 {
@@ -84,6 +71,88 @@ static int64_t window_start(void)
 	return start;
 }
 
+int collect_check_args(const char *cmd, const struct collect_request *rq)
+{
+	if (!kpgo_label_ok(rq->workload))
+		return usage_error(cmd, "bad workload label '%s' (use [A-Za-z0-9._-], 1-64)",
+				   rq->workload);
+	if (rq->release && (!kpgo_manifest_value_ok(rq->release) || strlen(rq->release) > 200))
+		return usage_error(cmd, "bad kernel release '%s'", rq->release);
+	if (rq->build_id && !hex_ok(rq->build_id))
+		return usage_error(cmd, "bad build id '%s' (lower-case hex)", rq->build_id);
+	return 0;
+}
+
+int collect_profile(const struct collect_request *rq, struct kpgo_profile *p,
+		    struct kpgo_collect_stats *st, struct kpgo_error *err)
+{
+	char release[256] = "", arch[64] = "", build_id[160] = "", host[256] = "";
+	char tstart[32], tend[32];
+	char *root = NULL;
+	int r;
+
+	kpgo_profile_init(p);
+	if (rq->live) {
+		kernel_release(release, sizeof(release));
+		read_build_id("/sys/kernel/notes", build_id, sizeof(build_id));
+	}
+	machine_arch(arch, sizeof(arch));
+	if (rq->release)
+		snprintf(release, sizeof(release), "%s", rq->release);
+	if (rq->build_id)
+		snprintf(build_id, sizeof(build_id), "%s", rq->build_id);
+	if (gethostname(host, sizeof(host) - 1) || !kpgo_manifest_value_ok(host))
+		host[0] = '\0';
+	r = kpgo_collect_dir(rq->gcov_dir, p, st, err);
+	if (r)
+		goto out;
+	r = kpgo_collect_set_root(p, rq->build_root, &root, st, err);
+	if (r) {
+		char msg[sizeof(err->msg)];
+
+		memcpy(msg, err->msg, sizeof(msg));
+		kpgo_error_set(err, r, "%.900s in '%s'", msg, rq->gcov_dir);
+		goto out;
+	}
+	if (st->outside)
+		warning("%zu .gcda files outside the build root '%s' were left out", st->outside,
+			root);
+	kpgo_format_time(rq->live ? window_start() : 0, tstart);
+	kpgo_format_time((int64_t)time(NULL), tend);
+	if (kpgo_manifest_set_u64(&p->manifest, MF_FORMAT, KPGO_FORMAT_VERSION) ||
+	    kpgo_manifest_set(&p->manifest, MF_RELEASE, release) ||
+	    kpgo_manifest_set(&p->manifest, MF_BUILD_ID, build_id) ||
+	    kpgo_manifest_set(&p->manifest, MF_ARCH, arch) ||
+	    kpgo_manifest_set(&p->manifest, MF_GCOV_VERSION, "????") ||
+	    kpgo_manifest_set(&p->manifest, MF_BUILD_ROOT, root) ||
+	    kpgo_manifest_set(&p->manifest, MF_WORKLOAD, rq->workload) ||
+	    kpgo_manifest_set(&p->manifest, MF_HOST, host) ||
+	    (rq->live && kpgo_manifest_set(&p->manifest, MF_WINDOW_START, tstart)) ||
+	    kpgo_manifest_set(&p->manifest, MF_WINDOW_END, tend) ||
+	    kpgo_manifest_set_u64(&p->manifest, MF_RUNS, 1) ||
+	    kpgo_manifest_set_u64(&p->manifest, MF_MERGED, 1) ||
+	    kpgo_manifest_set_u64(&p->manifest, MF_VANISHED, st->vanished)) {
+		r = kpgo_error_set(err, -ENOMEM, "cannot build the manifest");
+		goto out;
+	}
+	{
+		struct kpgo_gcc_version v;
+		char cc[32];
+
+		if (!kpgo_gcc_version_decode(p->objs[0].gcda.version, &v)) {
+			snprintf(cc, sizeof(cc), "gcc %u.%u", v.major, v.minor);
+			kpgo_manifest_set(&p->manifest, MF_COMPILER, cc);
+		}
+	}
+	/* A single collection is one run: sum_max is the largest counter. */
+	kpgo_manifest_set_u64(&p->manifest, MF_SUM_MAX, 0);
+out:
+	free(root);
+	if (r)
+		kpgo_profile_release(p);
+	return r;
+}
+
 int cmd_collect(int argc, char **argv)
 {
 	enum { OPT_RESET = 256, OPT_ROOT, OPT_RELEASE, OPT_BUILD_ID };
@@ -100,26 +169,23 @@ int cmd_collect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *dir = DEFAULT_GCOV_DIR, *workload = "default";
-	const char *root_opt = NULL, *release_opt = NULL, *build_id_opt = NULL;
-	char release[256] = "", arch[64] = "", build_id[160] = "", host[256] = "";
-	char tstart[32], tend[32];
+	struct collect_request rq = { .gcov_dir = DEFAULT_GCOV_DIR, .workload = "default" };
+	const char *out = NULL;
 	struct kpgo_collect_stats st;
 	struct kpgo_profile p;
 	struct kpgo_error err;
-	bool do_reset = false, live;
-	char *root = NULL;
-	int c, ret = 1;
+	bool do_reset = false;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "o:d:w:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
-		case 'd': dir = optarg; break;
-		case 'w': workload = optarg; break;
+		case 'd': rq.gcov_dir = optarg; break;
+		case 'w': rq.workload = optarg; break;
 		case OPT_RESET: do_reset = true; break;
-		case OPT_ROOT: root_opt = optarg; break;
-		case OPT_RELEASE: release_opt = optarg; break;
-		case OPT_BUILD_ID: build_id_opt = optarg; break;
+		case OPT_ROOT: rq.build_root = optarg; break;
+		case OPT_RELEASE: rq.release = optarg; break;
+		case OPT_BUILD_ID: rq.build_id = optarg; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -130,82 +196,26 @@ int cmd_collect(int argc, char **argv)
 		return usage_error("collect", "unexpected argument '%s'", argv[optind]);
 	if (!out)
 		return usage_error("collect", "an output file is required (-o OUT.kpgo)");
-	if (!label_ok(workload))
-		return usage_error("collect", "bad workload label '%s' (use [A-Za-z0-9._-], 1-64)",
-				   workload);
-	if (release_opt && (!kpgo_manifest_value_ok(release_opt) || strlen(release_opt) > 200))
-		return usage_error("collect", "bad kernel release '%s'", release_opt);
-	if (build_id_opt && !hex_ok(build_id_opt))
-		return usage_error("collect", "bad build id '%s' (lower-case hex)", build_id_opt);
-
-	live = !strcmp(dir, DEFAULT_GCOV_DIR);
-	if (live) {
-		kernel_release(release, sizeof(release));
-		read_build_id("/sys/kernel/notes", build_id, sizeof(build_id));
-	}
-	machine_arch(arch, sizeof(arch));
-	if (release_opt)
-		snprintf(release, sizeof(release), "%s", release_opt);
-	if (build_id_opt)
-		snprintf(build_id, sizeof(build_id), "%s", build_id_opt);
-	if (gethostname(host, sizeof(host) - 1) || !kpgo_manifest_value_ok(host))
-		host[0] = '\0';
-
-	kpgo_profile_init(&p);
-	if (access(dir, F_OK) < 0 && live)
+	ret = collect_check_args("collect", &rq);
+	if (ret)
+		return ret;
+	rq.live = !strcmp(rq.gcov_dir, DEFAULT_GCOV_DIR);
+	if (access(rq.gcov_dir, F_OK) < 0 && rq.live)
 		return error("cannot open '%s': %s (is debugfs mounted and the kernel built with CONFIG_GCOV_KERNEL?)",
-			     dir, strerror(errno));
-	if (kpgo_collect_dir(dir, &p, &st, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
-	if (kpgo_collect_set_root(&p, root_opt, &root, &st, &err)) {
-		error("%s in '%s'", err.msg, dir);
-		goto out;
-	}
-	if (st.outside)
-		warning("%zu .gcda files outside the build root '%s' were left out", st.outside,
-			root);
-	kpgo_format_time(live ? window_start() : 0, tstart);
-	kpgo_format_time((int64_t)time(NULL), tend);
-	if (kpgo_manifest_set_u64(&p.manifest, MF_FORMAT, KPGO_FORMAT_VERSION) ||
-	    kpgo_manifest_set(&p.manifest, MF_RELEASE, release) ||
-	    kpgo_manifest_set(&p.manifest, MF_BUILD_ID, build_id) ||
-	    kpgo_manifest_set(&p.manifest, MF_ARCH, arch) ||
-	    kpgo_manifest_set(&p.manifest, MF_GCOV_VERSION, "????") ||
-	    kpgo_manifest_set(&p.manifest, MF_BUILD_ROOT, root) ||
-	    kpgo_manifest_set(&p.manifest, MF_WORKLOAD, workload) ||
-	    kpgo_manifest_set(&p.manifest, MF_HOST, host) ||
-	    (live && kpgo_manifest_set(&p.manifest, MF_WINDOW_START, tstart)) ||
-	    kpgo_manifest_set(&p.manifest, MF_WINDOW_END, tend) ||
-	    kpgo_manifest_set_u64(&p.manifest, MF_RUNS, 1) ||
-	    kpgo_manifest_set_u64(&p.manifest, MF_MERGED, 1) ||
-	    kpgo_manifest_set_u64(&p.manifest, MF_VANISHED, st.vanished)) {
-		error("cannot build the manifest");
-		goto out;
-	}
-	{
-		struct kpgo_gcc_version v;
-		char cc[32];
-
-		if (!kpgo_gcc_version_decode(p.objs[0].gcda.version, &v)) {
-			snprintf(cc, sizeof(cc), "gcc %u.%u", v.major, v.minor);
-			kpgo_manifest_set(&p.manifest, MF_COMPILER, cc);
-		}
-	}
-	/* A single collection is one run: sum_max is the largest counter. */
-	kpgo_manifest_set_u64(&p.manifest, MF_SUM_MAX, 0);
+			     rq.gcov_dir, strerror(errno));
+	if (collect_profile(&rq, &p, &st, &err))
+		return error("%s", err.msg);
+	ret = 1;
 	if (kpgo_profile_save(&p, out, &err)) {
 		error("%s", err.msg);
 		goto out;
 	}
-	note(1, "collected %zu objects (%zu vanished) from '%s' into '%s'", p.n, st.vanished, dir,
-	     out);
+	note(1, "collected %zu objects (%zu vanished) from '%s' into '%s'", p.n, st.vanished,
+	     rq.gcov_dir, out);
 	ret = 0;
-	if (do_reset && reset_counters(dir, live))
+	if (do_reset && reset_counters(rq.gcov_dir, rq.live))
 		ret = error("the profile was written, but the counters were not reset");
 out:
-	free(root);
 	kpgo_profile_release(&p);
 	return ret;
 }

@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  select --release R ...  the best profile to build release R with\n"
 	"  verify [--repair]       re-hash and re-verify everything, check the index\n"
 	"  gc --keep N [--dry-run] keep the newest N profiles of each kernel release\n"
+	"  ingest DROPDIR          add a drop directory's profiles, merge per kernel build\n"
 	"\n"
 	"The store is --store DIR, else $KPGO_STORE, else " KPGO_STORE_DEFAULT ".\n"
 	"Every command takes -q/--quiet, -v/--verbose and -h/--help.\n";
@@ -71,7 +72,7 @@ static const char gc_usage[] =
 	"kernel release and removes the others; removes files in tmp/ older than\n"
 	"an hour, left by interrupted adds. Prints what it removes.\n";
 
-static const char *store_opt;
+const char *store_dir_opt;
 
 enum { OPT_STORE = 256, OPT_RELEASE, OPT_BUILD_ID, OPT_GCOV, OPT_CC, OPT_ARCH, OPT_REPAIR,
        OPT_KEEP, OPT_DRY_RUN };
@@ -88,7 +89,7 @@ enum { OPT_STORE = 256, OPT_RELEASE, OPT_BUILD_ID, OPT_GCOV, OPT_CC, OPT_ARCH, O
 static int common_option(int c, const char *cmd, const char *usage)
 {
 	switch (c) {
-	case OPT_STORE: store_opt = optarg; return 256;
+	case OPT_STORE: store_dir_opt = optarg; return 256;
 	case 'q': verbosity = 0; return 256;
 	case 'v': verbosity = 2; return 256;
 	case 'h': fputs(usage, stdout); return 0;
@@ -99,7 +100,7 @@ static int common_option(int c, const char *cmd, const char *usage)
 
 static int open_store(struct kpgo_store *s)
 {
-	if (kpgo_store_init(s, kpgo_store_default_dir(store_opt)))
+	if (kpgo_store_init(s, kpgo_store_default_dir(store_dir_opt)))
 		return error("out of memory");
 	return 0;
 }
@@ -502,6 +503,7 @@ static const struct {
 } subcommands[] = {
 	{ "add", store_add },	    { "list", store_list },	{ "show", store_show },
 	{ "select", store_select }, { "verify", store_verify }, { "gc", store_gc },
+	{ "ingest", store_ingest },
 };
 
 int cmd_store(int argc, char **argv)
@@ -515,7 +517,7 @@ int cmd_store(int argc, char **argv)
 		if ((ret = common_option(c, "store", usage_text)) != 256)
 			return ret < 0 ? usage_error("store", "bad option") : ret;
 	if (optind >= argc)
-		return usage_error("store", "which command? (add, list, show, select, verify, gc)");
+		return usage_error("store", "which command? (add, list, show, select, verify, gc, ingest)");
 	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (!strcmp(argv[optind], subcommands[i].name)) {
 			argc -= optind;

@@ -327,6 +327,14 @@ int kpgo_profile_save(struct kpgo_profile *p, const char *path, struct kpgo_erro
 	if (!r && archive_write_close(ar) != ARCHIVE_OK)
 		r = kpgo_error_set(err, -EIO, "cannot write '%s': %s", path,
 				   archive_error_string(ar));
+	/*
+	 * libarchive (3.6) ignores what the close callback returns: a failed
+	 * final flush (a full disk, with the whole archive in its last block)
+	 * would otherwise leave an empty file reported as written.
+	 */
+	if (!r && z->err)
+		r = kpgo_error_set(err, -z->err, "cannot write '%s': %s", path,
+				   strerror(z->err));
 	if (!r && fchmod(fd, 0644) < 0)
 		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
 	if (!r && fsync(fd) < 0)

@@ -9,6 +9,8 @@
  *   store-index.c    index entries, the index file: parse, format, write, update
  *   store-select.c   kernel release order and series, lookup and select
  *   store-verify.c   checking archives and objects, verify (--repair) and gc
+ *   store-ingest.c   ingest: a drop directory into the store, merges per kernel build
+ *   store-weights.c  ingest's weights file
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,7 +44,6 @@ bool kpgo_store_hex_lower(char c);
 /* @s is 64 lowercase hex digits. */
 bool kpgo_store_sha_ok(const char *s);
 
-void kpgo_store_entry_release(struct kpgo_store_entry *e);
 /* Fills the manifest's fields; @e->added is left to kpgo_store_entry_set_added(). */
 int kpgo_store_entry_from_manifest(struct kpgo_store_entry *e, const char *sha,
 				   const struct kpgo_manifest *m);
@@ -77,12 +78,6 @@ int kpgo_store_index_update_locked(struct kpgo_store *s, struct kpgo_store_index
 
 /* --- store-verify.c: objects ------------------------------------------------- */
 
-/*
- * Reads @fd whole, hashes the bytes into @sha and verifies the same bytes
- * as an archive, read to the end; fills @e (when not NULL) from its manifest.
- */
-int kpgo_store_verify_fd(int fd, char sha[KPGO_SHA256_HEX], struct kpgo_store_entry *e,
-			 struct kpgo_error *err);
 /* Every name in objects/: "sha" for well-formed ones, "objects/xx/name" in @strays. */
 int kpgo_store_objects_list(struct kpgo_store *s, struct kpgo_strlist *shas,
 			    struct kpgo_strlist *strays, struct kpgo_error *err);

@@ -68,6 +68,16 @@ void kpgo_store_index_release(struct kpgo_store_index *idx);
 /* By release (as dpkg compares versions), then window end, then sha. */
 void kpgo_store_index_sort(struct kpgo_store_index *idx);
 
+/*
+ * Reads @fd whole (at most KPGO_STORE_FILE_MAX bytes), hashes the bytes
+ * into @sha and verifies the same bytes as an archive, read to the end, as
+ * add does; fills @e (when not NULL) from its manifest. The reason for a
+ * bad archive is in @err, without the file's name.
+ */
+int kpgo_store_verify_fd(int fd, char sha[KPGO_SHA256_HEX], struct kpgo_store_entry *e,
+			 struct kpgo_error *err);
+void kpgo_store_entry_release(struct kpgo_store_entry *e);
+
 /* --store, else $KPGO_STORE, else KPGO_STORE_DEFAULT. */
 const char *kpgo_store_default_dir(const char *opt);
 
@@ -184,6 +194,103 @@ int kpgo_store_verify(struct kpgo_store *s, bool repair, struct kpgo_store_repor
 int kpgo_store_gc(struct kpgo_store *s, unsigned keep, bool dry_run,
 		  struct kpgo_store_index *removed, struct kpgo_strlist *tmp_removed,
 		  struct kpgo_error *err);
+
+/* --- ingest (store-ingest.c) ---------------------------------------------- */
+
+/**
+ * struct kpgo_weights - merge weights per workload label
+ * @other: the weight of labels not listed ("*=N"; default 1)
+ *
+ * The file: "LABEL=WEIGHT" lines (LABEL as KPGO_WORKLOAD, or '*'), WEIGHT a
+ * whole number from 0 (leave out) to 1000000; '#' comments, blank lines.
+ */
+struct kpgo_weights {
+	struct kpgo_strlist labels;
+	uint64_t *w;
+	uint64_t other;
+};
+
+#define KPGO_WEIGHTS_FILE_MAX 65536
+#define KPGO_WEIGHT_MAX 1000000
+
+void kpgo_weights_init(struct kpgo_weights *w);
+void kpgo_weights_release(struct kpgo_weights *w);
+int kpgo_weights_parse(struct kpgo_weights *w, const char *name, const char *text, size_t len,
+		       struct kpgo_error *err);
+int kpgo_weights_load(struct kpgo_weights *w, const char *path, struct kpgo_error *err);
+uint64_t kpgo_weights_get(const struct kpgo_weights *w, const char *label);
+
+/* The manifest key of ingest's merges: a sha256 of their inputs and weights. */
+#define MF_MERGE_INPUTS "MERGE_INPUTS"
+/* Inputs one merge opens at once; more are merged in batches. */
+#define KPGO_INGEST_BATCH 64
+
+/**
+ * struct kpgo_ingest_opts - how kpgo_store_ingest() treats a drop directory
+ * @settle: seconds; a file that is not a valid archive yet and changed less
+ *	than this long ago is left for the next run (an uploader may still be
+ *	writing it in place)
+ * @weights: NULL for weight 1 everywhere
+ * @arch, @gcov_version: when not NULL, archives of another are foreign
+ */
+struct kpgo_ingest_opts {
+	uint64_t settle;
+	const struct kpgo_weights *weights;
+	const char *arch;
+	const char *gcov_version;
+	int64_t now;
+};
+
+enum kpgo_ingest_what {
+	KPGO_INGEST_ADDED,	  /* new in the store; removed from the drop directory */
+	KPGO_INGEST_KNOWN,	  /* the store had it; removed from the drop directory */
+	KPGO_INGEST_REJECTED,	  /* moved to DROP/rejected/ with a .reason file */
+	KPGO_INGEST_PENDING,	  /* not valid yet, but young: left for the next run */
+	KPGO_INGEST_IGNORED,	  /* a name ingest does not touch */
+	KPGO_INGEST_MERGED,	  /* a new merged profile of a kernel build */
+	KPGO_INGEST_MERGE_CURRENT, /* the build's merged profile is up to date */
+	KPGO_INGEST_MERGE_FAILED,
+	KPGO_INGEST_SUPERSEDED,	  /* an older merge of the build, removed from the store */
+};
+
+/**
+ * struct kpgo_ingest_event - what happened to one file or kernel build
+ * @name: the file's name in the drop directory, or "RELEASE (build ID)"
+ * @sha: the profile's sha256 ("" when none)
+ * @detail: why it was rejected or failed
+ * @inputs: for merges, how many profiles went in
+ */
+struct kpgo_ingest_event {
+	enum kpgo_ingest_what what;
+	const char *name;
+	const char *sha;
+	const char *detail;
+	size_t inputs;
+};
+
+struct kpgo_ingest_result {
+	size_t added, known, rejected, pending, merged, current, failed;
+};
+
+/**
+ * kpgo_store_ingest() - take a build farm's drop directory into the store
+ *
+ * Under an exclusive lock on DROP/.kpgo-ingest.lock (-EWOULDBLOCK when
+ * another ingest of DROP runs): every "*.kpgo" not starting with '.' is
+ * verified and added to the store, then removed from DROP; what is not a
+ * regular file, not a valid archive or foreign goes to DROP/rejected/
+ * with a reason beside it. Then, for every kernel build in the store
+ * (release, build id, arch, gcov version) with two or more single
+ * collections (MERGED_PROFILES=1), it makes sure the store holds their
+ * weighted merge: one is made, tagged MERGE_INPUTS, unless one with the
+ * same inputs and weights is there; earlier merges of the build made by
+ * ingest are removed, so that select picks the current one. A rerun with
+ * nothing new changes nothing. Store errors stop the run; a merge that
+ * fails is reported and the others go on.
+ */
+int kpgo_store_ingest(struct kpgo_store *s, const char *drop, const struct kpgo_ingest_opts *o,
+		      void (*report)(void *ctx, const struct kpgo_ingest_event *ev), void *ctx,
+		      struct kpgo_ingest_result *res, struct kpgo_error *err);
 
 /* Compares kernel releases as dpkg compares versions: <0, 0, >0. */
 int kpgo_release_cmp(const char *a, const char *b);

@@ -131,6 +131,53 @@ int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, siz
 	return 0;
 }
 
+int kpgo_rename_noreplace_at(int fromfd, const char *from, int tofd, const char *to)
+{
+	if (renameat2(fromfd, from, tofd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (linkat(fromfd, from, tofd, to, 0) < 0)
+		return -errno;
+	unlinkat(fromfd, from, 0);
+	return 0;
+}
+
+int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason,
+		       char *newname, size_t len)
+{
+	char target[NAME_MAX + 1], rname[NAME_MAX + 16];
+	struct strbuf text = STRBUF_INIT;
+	int i, r = -EEXIST;
+
+	if (strlen(name) > NAME_MAX - 16)
+		return -ENAMETOOLONG;
+	for (i = 0; i < 1000 && r == -EEXIST; i++) {
+		if (i)
+			snprintf(target, sizeof(target), "%s.%d", name, i);
+		else
+			snprintf(target, sizeof(target), "%s", name);
+		snprintf(rname, sizeof(rname), "%s.reason", target);
+		/* A reason without its file (a crash between the two) also takes the name. */
+		if (faccessat(tofd, rname, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		r = kpgo_rename_noreplace_at(fromfd, name, tofd, target);
+	}
+	if (r)
+		return r;
+	fsync(tofd);
+	fsync(fromfd);
+	if (newname)
+		snprintf(newname, len, "%s", target);
+	r = strbuf_addstr(&text, reason);
+	if (!r)
+		r = strbuf_addch(&text, '\n');
+	if (!r)
+		r = kpgo_write_file_atomic_at(tofd, rname, text.buf, text.len, 0644);
+	strbuf_release(&text);
+	return r;
+}
+
 int kpgo_tmpfile_for(const char *path, struct strbuf *tmp)
 {
 	int fd;

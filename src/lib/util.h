@@ -55,6 +55,22 @@ int kpgo_write_file_atomic(const char *path, const void *data, size_t len, unsig
 int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len,
 			      unsigned mode);
 
+/*
+ * renameat(2) that never replaces: -EEXIST when @to exists. Falls back to
+ * link(2) and unlink(2) where the filesystem lacks RENAME_NOREPLACE.
+ */
+int kpgo_rename_noreplace_at(int fromfd, const char *from, int tofd, const char *to);
+
+/*
+ * Sets a bad input aside: moves @name from directory @fromfd to @tofd under
+ * the same name, or NAME.1, NAME.2, ... when that is taken (never
+ * replacing anything), then writes @reason and a newline to
+ * "<new name>.reason" beside it. The new name goes to @newname (@len bytes)
+ * when not NULL. Returns 0 or a negative errno.
+ */
+int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason,
+		       char *newname, size_t len);
+
 /* Creates a temporary file next to @path; stores its name in @tmp. */
 int kpgo_tmpfile_for(const char *path, struct strbuf *tmp);
 /* fsync()s the directory that holds @path. */

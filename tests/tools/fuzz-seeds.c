@@ -4,7 +4,8 @@
  *
  * Usage: fuzz-seeds NAME DIR
  *
- * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog). The
+ * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
+ * config). The
  * seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
@@ -242,6 +243,30 @@ static int seeds_buildlog(void)
 	return write_seed("kbuild.log", log, sizeof(log) - 1);
 }
 
+/* Settings files and weights files (fuzz-config reads both). */
+static int seeds_config(void)
+{
+	static const char *const seeds[] = {
+		"# kpgo\nKPGO_WORKLOAD=redis\nKPGO_SPOOL_DIR=/var/lib/kpgo/profiles\n"
+		"KPGO_SNAPSHOT_INTERVAL=6h\nKPGO_COLLECT_TIMEOUT=60s\nKPGO_KEEP_COUNT=10\n"
+		"KPGO_KEEP_AGE=30d\nKPGO_SPOOL_MAX=200\nKPGO_UPLOAD_TIMEOUT=10m\n"
+		"KPGO_UPLOAD_RETRY_MAX=6h\n",
+		"export KPGO_UPLOAD_COMMAND=\"scp -i '/root/my key' {} 'farm:/drop dir/'\"  # c\n",
+		"KPGO_UPLOAD_COMMAND='rsync --timeout=60 {} farm::drop/'\nKPGO_SNAPSHOT_INTERVAL=off\n",
+		"KPGO_WORKLOAD=\"a\\\"b\"\nKPGO_FOO=1\r\n",
+		"# weights\nredis=3\n*=1\nidle=0\n",
+	};
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		snprintf(name, sizeof(name), "seed-%zu", i);
+		if (write_seed(name, seeds[i], strlen(seeds[i])))
+			return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -252,6 +277,7 @@ int main(int argc, char **argv)
 		{ "archive", seeds_archive },
 		{ "manifest", seeds_manifest },
 		{ "buildlog", seeds_buildlog },
+		{ "config", seeds_config },
 	};
 	size_t i;
 

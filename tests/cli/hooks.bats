@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# The machine's hooks (hooks/): kernel postinst.d hook and kernel-install
+# plugin, the systemd units and their generator, as installed by
+# 'make install-hooks'.
+# shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+TOP=$BATS_TEST_DIRNAME/../..
+REL=6.1.0-99-pgo-instr
+
+setup() {
+    W=$BATS_TEST_TMPDIR
+    SPOOL=$W/spool
+    export KPGO_CONFIG=$W/kpgo.conf
+    printf 'KPGO_SPOOL_DIR=%s\n' "$SPOOL" >"$KPGO_CONFIG"
+    # kpgo from this build, and a systemctl that only records what it was asked.
+    mkdir -p "$W/bin" "$W/boot"
+    ln -s "$KPGO" "$W/bin/kpgo"
+    cat >"$W/bin/systemctl" <<EOF
+#!/bin/sh
+echo "\$*" >>"$W/systemctl.log"
+EOF
+    chmod +x "$W/bin/systemctl"
+    HOOKPATH=$W/bin:/usr/bin:/bin
+}
+
+# kernel REL y|n: an installed kernel image with its config beside it.
+kernel() {
+    : >"$W/boot/vmlinuz-$1"
+    if [ "$2" = y ]; then
+        printf 'CONFIG_X86=y\nCONFIG_GCOV_KERNEL=y\nCONFIG_GCOV_PROFILE_ALL=y\n' >"$W/boot/config-$1"
+    else
+        printf 'CONFIG_X86=y\n# CONFIG_GCOV_KERNEL is not set\n' >"$W/boot/config-$1"
+    fi
+}
+
+@test "postinst.d hook: an instrumented kernel gets its spool and the units enabled" {
+    kernel "$REL" y
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
+    assert_success
+    assert_output "kernel $REL is instrumented: its profiles will be collected into '$SPOOL'"
+    run cat "$W/systemctl.log"
+    assert_output "enable kpgo-collect.service kpgo-collect.timer kpgo-upload.timer"
+    [ -d "$SPOOL/tmp" ] && [ -d "$SPOOL/sent" ]
+    [ "$(stat -c %a "$SPOOL")" = 750 ]
+}
+
+@test "postinst.d hook: a kernel without gcov, or without a config, is left alone" {
+    kernel 6.1.0-99-amd64 n
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" 6.1.0-99-amd64 "$W/boot/vmlinuz-6.1.0-99-amd64"
+    assert_success
+    assert_output ""
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" 6.1.0-98-unknown "$W/nowhere/vmlinuz"
+    assert_success
+    assert_output "no config found for kernel 6.1.0-98-unknown: taken as not instrumented"
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo"
+    assert_success
+    [ ! -e "$W/systemctl.log" ]
+    [ ! -e "$SPOOL" ]
+}
+
+@test "postinst.d hook: a kpgo problem is reported but never fails the kernel's installation" {
+    kernel "$REL" y
+    # shellcheck disable=SC2016 # for kpgo to refuse, not to run
+    echo 'KPGO_WORKLOAD=$(reboot)' >>"$KPGO_CONFIG"
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
+    assert_success
+    assert_line --partial "kpgo: $KPGO_CONFIG:2:"
+    assert_line "kpgo: profile collection for kernel $REL is not prepared"
+    [ ! -e "$W/systemctl.log" ]
+    # Without kpgo at all (the package removed, its hook left): nothing.
+    PATH=/usr/bin:/bin run "$TOP/hooks/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
+    assert_success
+}
+
+@test "kernel-install plugin: 'add' of an instrumented kernel prepares collection, anything else does nothing" {
+    kernel "$REL" y
+    kernel 6.1.0-99-amd64 n
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/install.d/50-kpgo.install" remove "$REL" "$W/entry"
+    assert_success
+    [ ! -e "$W/systemctl.log" ]
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/install.d/50-kpgo.install" add 6.1.0-99-amd64 "$W/entry" "$W/boot/vmlinuz-6.1.0-99-amd64"
+    assert_success
+    [ ! -e "$W/systemctl.log" ]
+    PATH=$HOOKPATH run "$TOP/hooks/kernel/install.d/50-kpgo.install" add "$REL" "$W/entry" "$W/boot/vmlinuz-$REL" "$W/initrd"
+    assert_success
+    run cat "$W/systemctl.log"
+    assert_output "enable kpgo-collect.service kpgo-collect.timer kpgo-upload.timer"
+    [ -d "$SPOOL/tmp" ]
+}
+
+@test "prepare: the decision, and releases that could walk a path are refused" {
+    kernel "$REL" y
+    run kpgo spool prepare --release "$REL" --kernel-config "$W/boot/config-$REL"
+    assert_success
+    assert_line instrumented
+    printf 'CONFIG_GCOV_KERNEL=m\n#CONFIG_GCOV_KERNEL=y\n CONFIG_GCOV_KERNEL=y\n' >"$W/odd.config"
+    run --separate-stderr kpgo spool prepare --release "$REL" --kernel-config "$W/odd.config"
+    assert_success
+    assert_output not-instrumented
+    run kpgo spool prepare --release "$REL" --kernel-config "$W/missing.config"
+    assert_success
+    assert_line not-instrumented
+    for bad in ../../etc 'a/b' '.hidden' '' "$(printf 'a\nb')"; do
+        run kpgo spool prepare --release "$bad"
+        assert_failure 2
+    done
+    mkdir "$W/dir.config"
+    run kpgo spool prepare --release "$REL" --kernel-config "$W/dir.config"
+    assert_failure 1
+}
+
+@test "the hooks are shellcheck-clean" {
+    command -v shellcheck || skip "shellcheck is not installed"
+    shellcheck "$TOP/hooks/kernel/postinst.d/kpgo" "$TOP/hooks/kernel/install.d/50-kpgo.install" \
+        "$TOP/hooks/systemd/kpgo-generator"
+}
+
+# install_hooks: 'make install-hooks' into $W/root, the units naming this build's kpgo.
+install_hooks() {
+    make -s -C "$TOP" install-hooks DESTDIR="$W/root" PREFIX=/usr \
+        BINDIR="$(dirname "$KPGO")" >/dev/null
+}
+
+@test "make install-hooks lays out what the packages ship" {
+    install_hooks
+    run find "$W/root" -type f -printf '%P %m\n'
+    assert_line "etc/default/kpgo 644"
+    assert_line "etc/kernel/postinst.d/kpgo 755"
+    assert_line "usr/lib/kernel/install.d/50-kpgo.install 755"
+    assert_line "usr/lib/systemd/system-generators/kpgo-generator 755"
+    for u in kpgo-collect.service kpgo-collect.timer kpgo-snapshot.service kpgo-upload.service kpgo-upload.timer; do
+        assert_line "usr/lib/systemd/system/$u 644"
+    done
+    [ "$(stat -c %a "$W/root/var/lib/kpgo/profiles")" = 750 ]
+    grep -q "^ExecStop=$KPGO spool collect$" "$W/root/usr/lib/systemd/system/kpgo-collect.service"
+    run make -s -C "$TOP" install-hooks DESTDIR="$W/rpm" PREFIX=/usr KPGO_SETTINGS_DIR=/etc/sysconfig
+    assert_success
+    [ -f "$W/rpm/etc/sysconfig/kpgo" ]
+}
+
+@test "the generator turns the settings into drop-ins; bad settings write nothing" {
+    install_hooks
+    printf 'KPGO_SPOOL_DIR=/srv/kpgo/spool\nKPGO_SNAPSHOT_INTERVAL=2h\nKPGO_COLLECT_TIMEOUT=2m\n' >"$KPGO_CONFIG"
+    run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen" "$W/early" "$W/late"
+    assert_success
+    run cat "$W/gen/kpgo-collect.timer.d/50-kpgo-settings.conf"
+    assert_line "OnBootSec=7200s"
+    assert_line "OnUnitActiveSec=7200s"
+    run cat "$W/gen/kpgo-collect.service.d/50-kpgo-settings.conf"
+    assert_line "RequiresMountsFor=/srv/kpgo/spool"
+    assert_line "TimeoutStopSec=150s"
+    run cat "$W/gen/kpgo-snapshot.service.d/50-kpgo-settings.conf"
+    assert_line "TimeoutStartSec=150s"
+    grep -qx "RequiresMountsFor=/srv/kpgo/spool" "$W/gen/kpgo-upload.service.d/50-kpgo-settings.conf"
+    # Snapshots off: the timer keeps its unit's interval; the service does nothing.
+    printf 'KPGO_SNAPSHOT_INTERVAL=0\n' >"$KPGO_CONFIG"
+    run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen2"
+    assert_success
+    [ ! -e "$W/gen2/kpgo-collect.timer.d" ]
+    printf 'KPGO_SNAPSHOT_INTERVAL=often\n' >"$KPGO_CONFIG"
+    run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen3"
+    assert_failure 1
+    assert_output --partial "bad KPGO_SNAPSHOT_INTERVAL 'often'"
+    [ -z "$(ls -A "$W/gen3")" ]
+}
+
+@test "systemd-analyze verify accepts the units with the generator's drop-ins" {
+    command -v systemd-analyze || skip "systemd-analyze is not installed"
+    install_hooks
+    printf 'KPGO_SPOOL_DIR=%s\nKPGO_SNAPSHOT_INTERVAL=30m\n' "$SPOOL" >"$KPGO_CONFIG"
+    "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen"
+    export SYSTEMD_UNIT_PATH=$W/root/usr/lib/systemd/system:$W/gen:
+    run systemd-analyze verify --man=no kpgo-collect.service kpgo-collect.timer \
+        kpgo-snapshot.service kpgo-upload.service kpgo-upload.timer
+    [[ $output != *"Failed to connect"* && $output != *"not been booted"* ]] ||
+        skip "systemd-analyze cannot run here: $output"
+    assert_success
+    assert_output ""
+    # The check can fail: a bad drop-in is reported.
+    echo 'OnUnitActiveSec=soon' >>"$W/gen/kpgo-collect.timer.d/50-kpgo-settings.conf"
+    run systemd-analyze verify --man=no kpgo-collect.timer
+    assert_output --partial "Failed to parse"
+}
