@@ -94,6 +94,14 @@ report_value() {
     assert_output --partial ./usr/bin/kpgo
     assert_output --partial ./usr/share/man/man1/kpgo.1.gz
     assert_output --partial ./usr/lib/kpgo/kpgo-kbuild
+    assert_output --partial ./lib/systemd/system/kpgo-collect.service
+    assert_output --partial ./lib/systemd/system/kpgo-collect.timer
+    assert_output --partial ./lib/systemd/system-generators/kpgo-generator
+    assert_output --partial ./etc/kernel/postinst.d/kpgo
+    assert_output --partial ./etc/default/kpgo
+    run dpkg-deb -I "$(deb kpgo "$TOOLVER")" conffiles
+    assert_line /etc/default/kpgo
+    assert_line /etc/kernel/postinst.d/kpgo
 }
 
 @test "deb: lintian reports no errors" {
@@ -191,6 +199,12 @@ report_value() {
     run rpm -qp --scripts "$k"
     assert_output --partial "kernel-install add $REL_P /lib/modules/$REL_P/vmlinuz"
     assert_output --partial "kernel-install remove $REL_P"
+    run rpm -qpl "$(ls "$PKGDIR"/kpgo-tools-"$TOOLVER"-*.rpm)"
+    assert_line /usr/bin/kpgo
+    assert_line /usr/lib/systemd/system/kpgo-collect.service
+    assert_line /usr/lib/kernel/install.d/50-kpgo.install
+    assert_line /etc/sysconfig/kpgo
+    refute_line --regexp '^/etc/(default|kernel)'
 }
 
 @test "rpm: installs into a scratch root; the scriptlets call kernel-install" {
