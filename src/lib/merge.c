@@ -4,6 +4,7 @@
 
 #include "merge.h"
 #include "profile-archive.h"
+#include "profile-writer.h"
 
 static int append_fn(struct kpgo_gcda *acc, const struct kpgo_gcda *src,
 		     const struct kpgo_gcda_fn *f, uint64_t w)
@@ -180,14 +181,19 @@ static int merge_manifest(struct input *in, size_t n, const struct kpgo_merge_st
 }
 
 int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merge_opts *o,
-		     struct kpgo_profile *out, struct kpgo_merge_stats *st, struct kpgo_error *err)
+		     const char *out, struct kpgo_merge_stats *st, struct kpgo_error *err)
 {
+	struct kpgo_profile_writer *w = NULL;
+	struct strbuf path = STRBUF_INIT;
+	struct kpgo_manifest m;
+	struct kpgo_gcda acc;
 	struct input *in;
 	size_t i;
 	int r = 0;
 
 	memset(st, 0, sizeof(*st));
-	kpgo_profile_init(out);
+	kpgo_manifest_init(&m);
+	kpgo_gcda_init(&acc);
 	if (n == 0)
 		return kpgo_error_set(err, -EINVAL, "nothing to merge");
 	in = calloc(n, sizeof(*in));
@@ -204,61 +210,61 @@ int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merg
 	}
 	if (!r)
 		r = check_inputs(in, n, o->allow_mismatch, err);
+	if (!r)
+		r = kpgo_profile_writer_open(&w, out, err);
+	/* Each merged object goes to the writer's spool as soon as it is complete. */
 	while (!r) {
-		struct kpgo_gcda acc;
 		const char *min = NULL;
-		char *path;
 
 		for (i = 0; i < n; i++)
 			if (in[i].path && (!min || strcmp(in[i].path, min) < 0))
 				min = in[i].path;
 		if (!min)
 			break;
-		path = strdup(min);
-		if (!path) {
+		strbuf_reset(&path);
+		if (strbuf_addstr(&path, min)) {
 			r = kpgo_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
-		kpgo_gcda_init(&acc);
 		for (i = 0; i < n && !r; i++) {
 			long d;
 
-			if (!in[i].path || strcmp(in[i].path, path))
+			if (!in[i].path || strcmp(in[i].path, path.buf))
 				continue;
 			if (acc.version && acc.version != in[i].g->version && !o->allow_mismatch) {
 				r = kpgo_error_set(err, -EINVAL, "'%s' in '%s' has another gcov version",
-						   path, in[i].name);
+						   path.buf, in[i].name);
 				break;
 			}
 			d = kpgo_gcda_merge(&acc, in[i].g, in[i].w);
 			if (d < 0) {
-				r = kpgo_error_set(err, (int)d, "cannot merge '%s' from '%s': %s", path,
-						   in[i].name, strerror((int)-d));
+				r = kpgo_error_set(err, (int)d, "cannot merge '%s' from '%s': %s",
+						   path.buf, in[i].name, strerror((int)-d));
 				break;
 			}
 			if (d > 0 && !o->allow_mismatch) {
 				r = kpgo_error_set(err, -EINVAL,
 						   "'%s': %ld functions in '%s' do not match the same functions in '%s' (checksums differ; --allow-mismatch leaves them out)",
-						   path, d, in[i].name, in[0].name);
+						   path.buf, d, in[i].name, in[0].name);
 				break;
 			}
 			st->mismatched_functions += (uint64_t)d;
 			r = advance(&in[i], err);
 		}
-		if (!r && kpgo_profile_add(out, path, &acc))
-			r = kpgo_error_set(err, -ENOMEM, "out of memory");
-		if (r) {
-			free(path);
-			kpgo_gcda_release(&acc);
-		}
+		if (!r)
+			r = kpgo_profile_writer_add(w, path.buf, &acc, err);
+		kpgo_gcda_release(&acc);
 		st->objects++;
 	}
 	if (!r)
-		r = merge_manifest(in, n, st, &out->manifest, err);
+		r = merge_manifest(in, n, st, &m, err);
 	for (i = 0; i < n; i++)
 		kpgo_archive_close(in[i].a);
 	free(in);
-	if (r)
-		kpgo_profile_release(out);
+	if (!r)
+		r = kpgo_profile_writer_commit(w, &m, err);
+	kpgo_profile_writer_free(w);
+	kpgo_manifest_release(&m);
+	strbuf_release(&path);
 	return r;
 }

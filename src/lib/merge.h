@@ -20,11 +20,13 @@ struct kpgo_merge_stats {
 };
 
 /**
- * kpgo_merge_files() - merge profile archives in one streaming pass
+ * kpgo_merge_files() - merge profile archives into @out in one streaming pass
  *
  * Opens all inputs at once and walks their objects in name order, like a
- * merge join, so only the current object of each input and the result are
- * in memory. Counters are added as GCC's gcov-tool does: w1*a + w2*b, per
+ * merge join, so only the current object of each input is in memory; each
+ * merged object goes to a &struct kpgo_profile_writer as soon as it is
+ * complete, and @out is written (atomically) once every input has been
+ * read to its end and checked. Counters are added as GCC's gcov-tool does: w1*a + w2*b, per
  * function matched by ident (saturating instead of wrapping on overflow).
  * An object or function that only some inputs have is kept, scaled by its
  * input's weight. A function whose checksums or counter count differ from
@@ -34,7 +36,7 @@ struct kpgo_merge_stats {
  * GCC's runtime sums sum_max over runs).
  */
 int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merge_opts *o,
-		     struct kpgo_profile *out, struct kpgo_merge_stats *st, struct kpgo_error *err);
+		     const char *out, struct kpgo_merge_stats *st, struct kpgo_error *err);
 
 /*
  * Adds @src times @w into @acc (function by function, matched by ident).
