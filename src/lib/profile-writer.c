@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include "profile-writer.h"
 #include "profile.h"
 #include "sha256.h"
+#include "spool.h"
 
 /*
  * The archive's zstd stream is made here rather than by libarchive, whose
@@ -25,9 +25,6 @@
 #define ZSTD_LEVEL 9
 #define ZSTD_WINDOW_LOG 17
 
-/* Spool writes and reads go through a buffer of this size. */
-#define SPOOL_BUF (1u << 16)
-
 struct zsink {
 	ZSTD_CCtx *cctx;
 	int fd;
@@ -35,21 +32,9 @@ struct zsink {
 	unsigned char out[1 << 16];
 };
 
-/*
- * One spooled object: this header (host byte order, never leaves the
- * process), the entry name ("gcda/<path>", no NUL), the serialised bytes.
- */
-struct spool_rec {
-	uint32_t name_len;
-	uint32_t pad;
-	uint64_t data_len;
-};
-
 struct kpgo_profile_writer {
 	struct strbuf path;
-	int spool;
-	struct strbuf io;   /* spool buffer: pending writes, then read-ahead */
-	size_t io_pos;      /* read position in @io */
+	struct kpgo_spool *spool;
 	struct strbuf data; /* one object, serialised */
 	struct strbuf name; /* its entry name */
 	struct strbuf prev; /* the previous object's path */
@@ -142,62 +127,32 @@ int kpgo_profile_writer_open(struct kpgo_profile_writer **wp, const char *path,
 			     struct kpgo_error *err)
 {
 	struct kpgo_profile_writer *w = calloc(1, sizeof(*w));
-	struct strbuf tmp = STRBUF_INIT;
+	int r;
 
 	*wp = NULL;
 	if (!w)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	strbuf_init(&w->path);
-	strbuf_init(&w->io);
 	strbuf_init(&w->data);
 	strbuf_init(&w->name);
 	strbuf_init(&w->prev);
-	w->spool = -1;
 	w->hash = kpgo_sha256_new();
-	if (!w->hash || strbuf_addstr(&w->path, path) || strbuf_grow(&w->io, SPOOL_BUF)) {
+	if (!w->hash || strbuf_addstr(&w->path, path)) {
 		kpgo_profile_writer_free(w);
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
-	w->spool = kpgo_tmpfile_for(path, &tmp);
-	if (w->spool < 0) {
-		int r = w->spool;
-
-		strbuf_release(&tmp);
+	r = kpgo_spool_open(&w->spool, path, err);
+	if (r) {
 		kpgo_profile_writer_free(w);
-		return kpgo_error_set(err, r, "cannot create '%s': %s", path, strerror(-r));
+		return r;
 	}
-	/* Unlinked at once: a spool can never be left behind. */
-	unlink(tmp.buf);
-	strbuf_release(&tmp);
 	*wp = w;
 	return 0;
-}
-
-static int spool_flush(struct kpgo_profile_writer *w)
-{
-	int r = kpgo_write_all(w->spool, w->io.buf, w->io.len);
-
-	strbuf_reset(&w->io);
-	return r;
-}
-
-static int spool_add(struct kpgo_profile_writer *w, const void *p, size_t len)
-{
-	if (w->io.len + len > SPOOL_BUF) {
-		int r = spool_flush(w);
-
-		if (r)
-			return r;
-		if (len > SPOOL_BUF)
-			return kpgo_write_all(w->spool, p, len);
-	}
-	return strbuf_add(&w->io, p, len);
 }
 
 int kpgo_profile_writer_add(struct kpgo_profile_writer *w, const char *rel,
 			    const struct kpgo_gcda *g, struct kpgo_error *err)
 {
-	struct spool_rec h = { 0 };
 	int r;
 
 	if (!kpgo_object_path_ok(rel))
@@ -221,47 +176,9 @@ int kpgo_profile_writer_add(struct kpgo_profile_writer *w, const char *rel,
 	kpgo_payload_hash_entry(w->hash, w->name.buf, w->data.buf, w->data.len);
 	kpgo_totals_add(&w->totals, g);
 	w->version = g->version;
-	h.name_len = (uint32_t)w->name.len;
-	h.data_len = w->data.len;
-	r = spool_add(w, &h, sizeof(h));
-	if (!r)
-		r = spool_add(w, w->name.buf, w->name.len);
-	if (!r)
-		r = spool_add(w, w->data.buf, w->data.len);
+	r = kpgo_spool_add(w->spool, w->name.buf, w->data.buf, w->data.len);
 	if (r)
 		return kpgo_error_set(err, r, "cannot write '%s': %s", w->path.buf, strerror(-r));
-	return 0;
-}
-
-/* Reads @len bytes of the spool into @dst, through the buffer. */
-static int spool_read(struct kpgo_profile_writer *w, void *dst, size_t len)
-{
-	char *d = dst;
-
-	while (len) {
-		size_t have = w->io.len - w->io_pos, n;
-
-		if (!have) {
-			ssize_t got = read(w->spool, w->io.buf, w->io.alloc - 1);
-
-			if (got < 0) {
-				if (errno == EINTR)
-					continue;
-				return -errno;
-			}
-			if (got == 0)
-				return -EIO; /* the spool is shorter than what was spooled */
-			w->io.len = (size_t)got;
-			w->io.buf[w->io.len] = '\0';
-			w->io_pos = 0;
-			continue;
-		}
-		n = have < len ? have : len;
-		memcpy(d, w->io.buf + w->io_pos, n);
-		w->io_pos += n;
-		d += n;
-		len -= n;
-	}
 	return 0;
 }
 
@@ -305,32 +222,20 @@ static int write_entries(struct kpgo_profile_writer *w, struct archive *ar,
 	int r;
 
 	r = write_entry(ar, "MANIFEST", mf->buf, mf->len, err);
-	if (r)
-		return r;
-	for (i = 0; i < w->totals.objects; i++) {
-		struct spool_rec h;
+	for (i = 0; !r && i < w->totals.objects; i++) {
+		const char *name;
+		const void *data;
+		size_t len;
 
-		strbuf_reset(&w->name);
-		strbuf_reset(&w->data);
-		r = spool_read(w, &h, sizeof(h));
-		if (!r && (strbuf_grow(&w->name, h.name_len) || strbuf_grow(&w->data, h.data_len)))
-			r = -ENOMEM;
-		if (!r)
-			r = spool_read(w, w->name.buf, h.name_len);
-		if (!r)
-			r = spool_read(w, w->data.buf, h.data_len);
-		if (r)
-			return kpgo_error_set(err, r, "cannot read back what was spooled for '%s': %s",
-					      w->path.buf, strerror(-r));
-		w->name.len = h.name_len;
-		w->name.buf[w->name.len] = '\0';
-		w->data.len = h.data_len;
-		w->data.buf[w->data.len] = '\0';
-		r = write_entry(ar, w->name.buf, w->data.buf, w->data.len, err);
-		if (r)
-			return r;
+		r = kpgo_spool_next(w->spool, &name, &data, &len);
+		if (r == 1)
+			r = write_entry(ar, name, data, len, err);
+		else
+			r = kpgo_error_set(err, r ? r : -EIO,
+					   "cannot read back the objects spooled for '%s': %s",
+					   w->path.buf, strerror(r ? -r : EIO));
 	}
-	return 0;
+	return r;
 }
 
 int kpgo_profile_writer_commit(struct kpgo_profile_writer *w, struct kpgo_manifest *m,
@@ -358,14 +263,11 @@ int kpgo_profile_writer_commit(struct kpgo_profile_writer *w, struct kpgo_manife
 		if (r)
 			goto out;
 	}
-	r = spool_flush(w);
-	if (!r && lseek(w->spool, 0, SEEK_SET) < 0)
-		r = -errno;
+	r = kpgo_spool_rewind(w->spool);
 	if (r) {
 		r = kpgo_error_set(err, r, "cannot write '%s': %s", path, strerror(-r));
 		goto out;
 	}
-	w->io_pos = 0;
 	fd = kpgo_tmpfile_for(path, &tmp);
 	if (fd < 0) {
 		r = kpgo_error_set(err, fd, "cannot create '%s': %s", path, strerror(-fd));
@@ -420,11 +322,9 @@ void kpgo_profile_writer_free(struct kpgo_profile_writer *w)
 {
 	if (!w)
 		return;
-	if (w->spool >= 0)
-		close(w->spool);
+	kpgo_spool_free(w->spool);
 	kpgo_sha256_free(w->hash);
 	strbuf_release(&w->path);
-	strbuf_release(&w->io);
 	strbuf_release(&w->data);
 	strbuf_release(&w->name);
 	strbuf_release(&w->prev);
