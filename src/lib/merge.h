@@ -4,14 +4,25 @@
 
 #include "profile.h"
 
+/*
+ * Inputs a merge reads at once. Each open input costs a zstd decoder with
+ * its window plus libarchive's buffers, about 0.9 MB of heap; more inputs
+ * than this are merged in rounds, which bounds the merge's memory however
+ * many inputs it has.
+ */
+#define KPGO_MERGE_OPEN_MAX 32
+
 /**
  * struct kpgo_merge_opts - how to merge
  * @weights: one per input (NULL: all 1); counters are multiplied by them
  * @allow_mismatch: accept inputs from different compilers or kernel builds
+ * @open_max: inputs read at once (0: %KPGO_MERGE_OPEN_MAX); the result is
+ *            the same whatever it is
  */
 struct kpgo_merge_opts {
 	const uint64_t *weights;
 	bool allow_mismatch;
+	size_t open_max;
 };
 
 struct kpgo_merge_stats {
