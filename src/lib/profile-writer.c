@@ -16,9 +16,9 @@
 
 /*
  * The archive's zstd stream is made here rather than by libarchive, whose
- * writer (3.6) cannot bound the window: a merge keeps one decoder per input
- * open, and each decoder holds a window, so a small window keeps the
- * merge's memory near one profile however many inputs it reads.
+ * writer (3.6) cannot bound the window: a merge keeps a decoder per open
+ * input, and each decoder holds a window, so a small window keeps the
+ * merge's memory small.
  * Level 9 with a 128 KiB window compresses kernel profiles better than
  * libarchive's default (level 3, 2 MiB window) did.
  */
@@ -247,6 +247,8 @@ int kpgo_profile_writer_commit(struct kpgo_profile_writer *w, struct kpgo_manife
 	struct zsink *z = NULL;
 	int fd = -1, r;
 
+	if (!w->hash)
+		return kpgo_error_set(err, -EINVAL, "'%s' was committed already", path);
 	r = finish_manifest(w, m, err);
 	if (r)
 		return r;

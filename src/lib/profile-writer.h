@@ -46,7 +46,8 @@ int kpgo_profile_writer_add(struct kpgo_profile_writer *w, const char *rel,
  *
  * The archive is written to a temporary file next to the output, fsync'ed
  * and renamed over it. On failure nothing is left at the output's path
- * but what was there before. The writer must still be freed.
+ * but what was there before. Only one commit per writer, which must still
+ * be freed afterwards.
  */
 int kpgo_profile_writer_commit(struct kpgo_profile_writer *w, struct kpgo_manifest *m,
 			       struct kpgo_error *err);
