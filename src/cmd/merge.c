@@ -53,7 +53,6 @@ int cmd_merge(int argc, char **argv)
 	struct kpgo_merge_opts mo = { 0 };
 	const char *out = NULL, *weights = NULL;
 	struct kpgo_merge_stats st;
-	struct kpgo_profile p;
 	struct kpgo_error err;
 	uint64_t *w = NULL;
 	size_t n;
@@ -87,20 +86,14 @@ int cmd_merge(int argc, char **argv)
 		}
 		mo.weights = w;
 	}
-	if (kpgo_merge_files((const char *const *)argv + optind, n, &mo, &p, &st, &err)) {
+	if (kpgo_merge_files((const char *const *)argv + optind, n, &mo, out, &st, &err)) {
 		error("%s", err.msg);
-		goto out;
-	}
-	if (kpgo_profile_save(&p, out, &err)) {
-		error("%s", err.msg);
-		kpgo_profile_release(&p);
 		goto out;
 	}
 	if (st.mismatched_functions)
 		warning("%" PRIu64 " functions left out: their checksums differ from the first input's",
 			st.mismatched_functions);
-	note(1, "merged %zu profiles (%zu objects) into '%s'", n, p.n, out);
-	kpgo_profile_release(&p);
+	note(1, "merged %zu profiles (%" PRIu64 " objects) into '%s'", n, st.objects, out);
 	ret = 0;
 out:
 	free(w);

@@ -4,6 +4,8 @@
 
 #include "merge.h"
 #include "profile-archive.h"
+#include "profile-writer.h"
+#include "records.h"
 
 static int append_fn(struct kpgo_gcda *acc, const struct kpgo_gcda *src,
 		     const struct kpgo_gcda_fn *f, uint64_t w)
@@ -72,15 +74,23 @@ long kpgo_gcda_merge(struct kpgo_gcda *acc, const struct kpgo_gcda *src, uint64_
 
 struct input {
 	const char *name;
-	struct kpgo_archive *a;
-	const char *path; /* current object, NULL when done */
-	struct kpgo_gcda *g;
 	uint64_t w;
+	struct kpgo_manifest manifest; /* as first read */
+	struct kpgo_archive *a;        /* while its round runs */
+	const char *path;              /* its next object, NULL when done */
 };
 
-static int advance(struct input *in, struct kpgo_error *err)
+/* The result so far, carried from one round to the next. */
+struct carry {
+	struct kpgo_records *spool;
+	const char *path; /* its next object, NULL when done */
+	const void *data;
+	size_t len;
+};
+
+static int peek(struct input *in, struct kpgo_error *err)
 {
-	int r = kpgo_archive_next(in->a, &in->path, &in->g, err);
+	int r = kpgo_archive_peek(in->a, &in->path, err);
 
 	if (r < 0) {
 		kpgo_error_prefix(err, "cannot read '%s'", in->name);
@@ -91,9 +101,51 @@ static int advance(struct input *in, struct kpgo_error *err)
 	return 0;
 }
 
+static bool same_manifest(const struct kpgo_manifest *a, const struct kpgo_manifest *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->e[i].key, b->e[i].key) || strcmp(a->e[i].value, b->e[i].value))
+			return false;
+	return true;
+}
+
+/* Opens @in, the first time keeping its manifest, later checking it is the same. */
+static int open_input(struct input *in, struct strbuf *buf, struct kpgo_error *err)
+{
+	const struct kpgo_manifest *m;
+	int r;
+
+	r = kpgo_archive_open(&in->a, in->name, err);
+	if (r) {
+		kpgo_error_prefix(err, "cannot read '%s'", in->name);
+		return r;
+	}
+	m = kpgo_archive_manifest(in->a);
+	if (!in->manifest.n) {
+		if (kpgo_manifest_copy(&in->manifest, m))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+	} else if (!same_manifest(&in->manifest, m)) {
+		return kpgo_error_set(err, -EBUSY, "'%s' changed while it was being merged",
+				      in->name);
+	}
+	kpgo_archive_share_buffer(in->a, buf);
+	return 0;
+}
+
+static void close_input(struct input *in)
+{
+	kpgo_archive_close(in->a);
+	in->a = NULL;
+	in->path = NULL;
+}
+
 static const char *mget(const struct input *in, const char *key)
 {
-	const char *v = kpgo_manifest_get(kpgo_archive_manifest(in->a), key);
+	const char *v = kpgo_manifest_get(&in->manifest, key);
 
 	return v ? v : "";
 }
@@ -142,7 +194,7 @@ static int merge_manifest(struct input *in, size_t n, const struct kpgo_merge_st
 
 	kpgo_manifest_set_u64(m, MF_FORMAT, KPGO_FORMAT_VERSION);
 	for (i = 0; i < sizeof(identity) / sizeof(identity[0]); i++)
-		if (kpgo_manifest_get(kpgo_archive_manifest(in[0].a), identity[i]))
+		if (kpgo_manifest_get(&in[0].manifest, identity[i]))
 			kpgo_manifest_set(m, identity[i], mget(&in[0], identity[i]));
 	for (i = 0; i < n; i++) {
 		const char *s = mget(&in[i], MF_WINDOW_START), *e = mget(&in[i], MF_WINDOW_END);
@@ -156,13 +208,13 @@ static int merge_manifest(struct input *in, size_t n, const struct kpgo_merge_st
 			workload = wl;
 		else if (strcmp(workload, wl))
 			mixed = true;
-		if (kpgo_manifest_get_u64(kpgo_archive_manifest(in[i].a), MF_RUNS, &v))
+		if (kpgo_manifest_get_u64(&in[i].manifest, MF_RUNS, &v))
 			v = 1;
 		runs = kpgo_sat_add(runs, kpgo_sat_mul(v, in[i].w));
-		if (kpgo_manifest_get_u64(kpgo_archive_manifest(in[i].a), MF_SUM_MAX, &v))
+		if (kpgo_manifest_get_u64(&in[i].manifest, MF_SUM_MAX, &v))
 			v = 0;
 		sum_max = kpgo_sat_add(sum_max, kpgo_sat_mul(v, in[i].w));
-		if (kpgo_manifest_get_u64(kpgo_archive_manifest(in[i].a), MF_MERGED, &v))
+		if (kpgo_manifest_get_u64(&in[i].manifest, MF_MERGED, &v))
 			v = 1;
 		merged = kpgo_sat_add(merged, v);
 	}
@@ -179,86 +231,258 @@ static int merge_manifest(struct input *in, size_t n, const struct kpgo_merge_st
 	return 0;
 }
 
-int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merge_opts *o,
-		     struct kpgo_profile *out, struct kpgo_merge_stats *st, struct kpgo_error *err)
+/*
+ * An object of the result so far, as it is in memory: what a round writes
+ * is read back only by the next round of the same process, so it need not
+ * be parsed and checked again, and merging in rounds costs little more
+ * than copying the result from round to round.
+ */
+struct carry_rec {
+	uint32_t version;
+	uint32_t stamp;
+	uint32_t checksum;
+	uint32_t runs;
+	uint64_t sum_max;
+	uint64_t has_summary;
+	uint64_t n_fns;
+	uint64_t n_ctrs;
+};
+
+static int carry_put(struct kpgo_records *to, const char *path, const struct kpgo_gcda *g,
+		     struct strbuf *buf)
 {
-	struct input *in;
+	struct carry_rec h = {
+		.version = g->version,
+		.stamp = g->stamp,
+		.checksum = g->checksum,
+		.runs = g->runs,
+		.sum_max = g->sum_max,
+		.has_summary = g->has_summary,
+		.n_fns = g->n_fns,
+		.n_ctrs = g->n_ctrs,
+	};
+
+	strbuf_reset(buf);
+	if (strbuf_add(buf, &h, sizeof(h)) ||
+	    strbuf_add(buf, g->fns, g->n_fns * sizeof(*g->fns)) ||
+	    strbuf_add(buf, g->ctrs, g->n_ctrs * sizeof(*g->ctrs)))
+		return -ENOMEM;
+	return kpgo_records_add(to, path, buf->buf, buf->len);
+}
+
+static int carry_get(const void *data, size_t len, struct kpgo_gcda *g)
+{
+	const char *p = data;
+	struct carry_rec h;
+
+	kpgo_gcda_init(g);
+	if (len < sizeof(h))
+		return -EIO;
+	memcpy(&h, p, sizeof(h));
+	if (h.n_fns > KPGO_GCDA_MAX_COUNTERS || h.n_ctrs > KPGO_GCDA_MAX_COUNTERS ||
+	    len != sizeof(h) + h.n_fns * sizeof(*g->fns) + h.n_ctrs * sizeof(*g->ctrs))
+		return -EIO;
+	g->fns = malloc(h.n_fns ? h.n_fns * sizeof(*g->fns) : 1);
+	g->ctrs = malloc(h.n_ctrs ? h.n_ctrs * sizeof(*g->ctrs) : 1);
+	if (!g->fns || !g->ctrs) {
+		kpgo_gcda_release(g);
+		return -ENOMEM;
+	}
+	p += sizeof(h);
+	memcpy(g->fns, p, h.n_fns * sizeof(*g->fns));
+	p += h.n_fns * sizeof(*g->fns);
+	memcpy(g->ctrs, p, h.n_ctrs * sizeof(*g->ctrs));
+	g->version = h.version;
+	g->stamp = h.stamp;
+	g->checksum = h.checksum;
+	g->runs = h.runs;
+	g->sum_max = h.sum_max;
+	g->has_summary = h.has_summary;
+	g->n_fns = h.n_fns;
+	g->n_ctrs = h.n_ctrs;
+	return 0;
+}
+
+static int carry_next(struct carry *c, struct kpgo_error *err)
+{
+	int r = kpgo_records_next(c->spool, &c->path, &c->data, &c->len);
+
+	if (r < 0)
+		return kpgo_error_set(err, r, "cannot read back the merge so far: %s", strerror(-r));
+	if (r == 0)
+		c->path = NULL;
+	return 0;
+}
+
+/*
+ * One round: inputs @in[0..@n) plus the result of the rounds before
+ * (@from, NULL in the first), object by object in name order, into @to (a
+ * spool for the next round) or @w (the last round).
+ */
+static int merge_round(struct input *in, size_t n, const struct input *first,
+		       struct kpgo_records *from, struct kpgo_records *to,
+		       struct kpgo_profile_writer *w, const struct kpgo_merge_opts *o,
+		       struct kpgo_merge_stats *st, struct kpgo_error *err)
+{
+	struct strbuf path = STRBUF_INIT, buf = STRBUF_INIT;
+	struct carry c = { .spool = from };
+	struct kpgo_gcda acc;
 	size_t i;
 	int r = 0;
 
-	memset(st, 0, sizeof(*st));
-	kpgo_profile_init(out);
-	if (n == 0)
-		return kpgo_error_set(err, -EINVAL, "nothing to merge");
-	in = calloc(n, sizeof(*in));
-	if (!in)
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < n && !r; i++) {
-		in[i].name = inputs[i];
-		in[i].w = o->weights ? o->weights[i] : 1;
-		r = kpgo_archive_open(&in[i].a, inputs[i], err);
+	kpgo_gcda_init(&acc);
+	if (from) {
+		r = kpgo_records_rewind(from);
 		if (r)
-			kpgo_error_prefix(err, "cannot read '%s'", inputs[i]);
+			r = kpgo_error_set(err, r, "cannot read back the merge so far: %s",
+					   strerror(-r));
 		else
-			r = advance(&in[i], err);
+			r = carry_next(&c, err);
 	}
-	if (!r)
-		r = check_inputs(in, n, o->allow_mismatch, err);
 	while (!r) {
-		struct kpgo_gcda acc;
-		const char *min = NULL;
-		char *path;
+		const char *min = c.path;
 
 		for (i = 0; i < n; i++)
 			if (in[i].path && (!min || strcmp(in[i].path, min) < 0))
 				min = in[i].path;
 		if (!min)
 			break;
-		path = strdup(min);
-		if (!path) {
+		strbuf_reset(&path);
+		if (strbuf_addstr(&path, min)) {
 			r = kpgo_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
-		kpgo_gcda_init(&acc);
+		/* What the inputs of the rounds before made of this object comes first. */
+		if (c.path && !strcmp(c.path, path.buf)) {
+			r = carry_get(c.data, c.len, &acc);
+			if (r)
+				r = kpgo_error_set(err, r, "cannot read back the merge so far: %s",
+						   strerror(-r));
+			else
+				r = carry_next(&c, err);
+		}
 		for (i = 0; i < n && !r; i++) {
+			struct kpgo_gcda *g;
+			const char *rel;
 			long d;
 
-			if (!in[i].path || strcmp(in[i].path, path))
+			if (!in[i].path || strcmp(in[i].path, path.buf))
 				continue;
-			if (acc.version && acc.version != in[i].g->version && !o->allow_mismatch) {
-				r = kpgo_error_set(err, -EINVAL, "'%s' in '%s' has another gcov version",
-						   path, in[i].name);
+			r = kpgo_archive_next(in[i].a, &rel, &g, err);
+			if (r < 0) {
+				kpgo_error_prefix(err, "cannot read '%s'", in[i].name);
 				break;
 			}
-			d = kpgo_gcda_merge(&acc, in[i].g, in[i].w);
+			r = 0;
+			if (acc.version && acc.version != g->version && !o->allow_mismatch) {
+				r = kpgo_error_set(err, -EINVAL, "'%s' in '%s' has another gcov version",
+						   path.buf, in[i].name);
+				break;
+			}
+			d = kpgo_gcda_merge(&acc, g, in[i].w);
 			if (d < 0) {
-				r = kpgo_error_set(err, (int)d, "cannot merge '%s' from '%s': %s", path,
-						   in[i].name, strerror((int)-d));
+				r = kpgo_error_set(err, (int)d, "cannot merge '%s' from '%s': %s",
+						   path.buf, in[i].name, strerror((int)-d));
 				break;
 			}
 			if (d > 0 && !o->allow_mismatch) {
 				r = kpgo_error_set(err, -EINVAL,
 						   "'%s': %ld functions in '%s' do not match the same functions in '%s' (checksums differ; --allow-mismatch leaves them out)",
-						   path, d, in[i].name, in[0].name);
+						   path.buf, d, in[i].name, first->name);
 				break;
 			}
 			st->mismatched_functions += (uint64_t)d;
-			r = advance(&in[i], err);
+			r = peek(&in[i], err);
 		}
-		if (!r && kpgo_profile_add(out, path, &acc))
-			r = kpgo_error_set(err, -ENOMEM, "out of memory");
-		if (r) {
-			free(path);
-			kpgo_gcda_release(&acc);
+		if (!r && w) {
+			r = kpgo_profile_writer_add(w, path.buf, &acc, err);
+		} else if (!r) {
+			r = carry_put(to, path.buf, &acc, &buf);
+			if (r)
+				r = kpgo_error_set(err, r, "cannot keep the merge so far: %s",
+						   strerror(-r));
 		}
-		st->objects++;
+		kpgo_gcda_release(&acc);
+		if (w)
+			st->objects++;
+	}
+	strbuf_release(&path);
+	strbuf_release(&buf);
+	return r;
+}
+
+int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merge_opts *o,
+		     const char *out, struct kpgo_merge_stats *st, struct kpgo_error *err)
+{
+	size_t per_round = o->open_max ? o->open_max : KPGO_MERGE_OPEN_MAX;
+	struct kpgo_records *from = NULL, *to = NULL;
+	struct kpgo_profile_writer *w = NULL;
+	struct strbuf buf = STRBUF_INIT;
+	struct kpgo_manifest m;
+	struct input *in;
+	size_t i, lo;
+	int r = 0;
+
+	memset(st, 0, sizeof(*st));
+	kpgo_manifest_init(&m);
+	if (n == 0)
+		return kpgo_error_set(err, -EINVAL, "nothing to merge");
+	in = calloc(n, sizeof(*in));
+	if (!in)
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		in[i].name = inputs[i];
+		in[i].w = o->weights ? o->weights[i] : 1;
+		kpgo_manifest_init(&in[i].manifest);
+	}
+	/*
+	 * Every input's manifest first, so that inputs that do not belong
+	 * together are refused before any work; those of later rounds are
+	 * closed again (reading the first block of those twice).
+	 */
+	for (i = 0; i < n && !r; i++) {
+		r = open_input(&in[i], &buf, err);
+		if (!r && i >= per_round)
+			close_input(&in[i]);
 	}
 	if (!r)
-		r = merge_manifest(in, n, st, &out->manifest, err);
-	for (i = 0; i < n; i++)
-		kpgo_archive_close(in[i].a);
+		r = check_inputs(in, n, o->allow_mismatch, err);
+	if (!r)
+		r = kpgo_profile_writer_open(&w, out, err);
+	for (lo = 0; lo < n && !r; lo += per_round) {
+		size_t k = n - lo < per_round ? n - lo : per_round;
+		bool last = lo + k == n;
+
+		for (i = lo; i < lo + k && !r; i++)
+			if (!in[i].a)
+				r = open_input(&in[i], &buf, err);
+		for (i = lo; i < lo + k && !r; i++)
+			r = peek(&in[i], err);
+		if (!r && !last)
+			r = kpgo_records_open(&to, out, err);
+		if (!r)
+			r = merge_round(in + lo, k, &in[0], from, to, last ? w : NULL, o, st, err);
+		for (i = lo; i < lo + k; i++)
+			close_input(&in[i]);
+		kpgo_records_free(from);
+		from = to;
+		to = NULL;
+	}
+	if (!r)
+		r = merge_manifest(in, n, st, &m, err);
+	for (i = 0; !r && o->set && o->set[i] && o->set[i + 1]; i += 2)
+		if (kpgo_manifest_set(&m, o->set[i], o->set[i + 1]))
+			r = kpgo_error_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		close_input(&in[i]);
+		kpgo_manifest_release(&in[i].manifest);
+	}
 	free(in);
-	if (r)
-		kpgo_profile_release(out);
+	kpgo_records_free(from);
+	if (!r)
+		r = kpgo_profile_writer_commit(w, &m, err);
+	kpgo_profile_writer_free(w);
+	kpgo_manifest_release(&m);
+	strbuf_release(&buf);
 	return r;
 }

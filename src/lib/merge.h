@@ -4,14 +4,28 @@
 
 #include "profile.h"
 
+/*
+ * Inputs a merge reads at once. Each open input costs a zstd decoder with
+ * its window plus libarchive's buffers, about 0.9 MB of heap; more inputs
+ * than this are merged in rounds, which bounds the merge's memory however
+ * many inputs it has.
+ */
+#define KPGO_MERGE_OPEN_MAX 32
+
 /**
  * struct kpgo_merge_opts - how to merge
  * @weights: one per input (NULL: all 1); counters are multiplied by them
  * @allow_mismatch: accept inputs from different compilers or kernel builds
+ * @open_max: inputs read at once (0: %KPGO_MERGE_OPEN_MAX); the result is
+ *            the same whatever it is
+ * @set: KEY, VALUE, ..., NULL: further manifest entries of the result
+ *       (e.g. the store's MERGE_INPUTS), or NULL
  */
 struct kpgo_merge_opts {
 	const uint64_t *weights;
 	bool allow_mismatch;
+	size_t open_max;
+	const char *const *set;
 };
 
 struct kpgo_merge_stats {
@@ -20,11 +34,13 @@ struct kpgo_merge_stats {
 };
 
 /**
- * kpgo_merge_files() - merge profile archives in one streaming pass
+ * kpgo_merge_files() - merge profile archives into @out in one streaming pass
  *
  * Opens all inputs at once and walks their objects in name order, like a
- * merge join, so only the current object of each input and the result are
- * in memory. Counters are added as GCC's gcov-tool does: w1*a + w2*b, per
+ * merge join, so only the current object of each input is in memory; each
+ * merged object goes to a &struct kpgo_profile_writer as soon as it is
+ * complete, and @out is written (atomically) once every input has been
+ * read to its end and checked. Counters are added as GCC's gcov-tool does: w1*a + w2*b, per
  * function matched by ident (saturating instead of wrapping on overflow).
  * An object or function that only some inputs have is kept, scaled by its
  * input's weight. A function whose checksums or counter count differ from
@@ -34,7 +50,7 @@ struct kpgo_merge_stats {
  * GCC's runtime sums sum_max over runs).
  */
 int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merge_opts *o,
-		     struct kpgo_profile *out, struct kpgo_merge_stats *st, struct kpgo_error *err);
+		     const char *out, struct kpgo_merge_stats *st, struct kpgo_error *err);
 
 /*
  * Adds @src times @w into @acc (function by function, matched by ident).

@@ -13,7 +13,8 @@ struct kpgo_archive {
 	struct archive *ar;
 	struct kpgo_manifest manifest;
 	struct kpgo_sha256 *hash;
-	struct strbuf data;
+	struct strbuf own;   /* entry bytes, unless a shared buffer is used */
+	struct strbuf *data; /* &own, or the shared buffer */
 	struct strbuf name;
 	struct strbuf prev;
 	struct kpgo_gcda gcda;
@@ -21,6 +22,8 @@ struct kpgo_archive {
 	uint32_t version;
 	uint64_t entries;
 	uint64_t total_bytes;
+	la_int64_t size; /* of the entry whose header was read */
+	bool pending;    /* a header was read, its bytes not yet */
 	bool done;
 };
 
@@ -46,11 +49,10 @@ static int ar_fail(struct kpgo_archive *a, struct kpgo_error *err, const char *w
 }
 
 /*
- * Reads the next header and the entry's bytes into a->data, refusing
- * anything but a regular file of bounded size. Returns 1, 0 at EOF, or an
- * error.
+ * Reads the next header, refusing anything but a regular file of bounded
+ * size. Returns 1, 0 at EOF, or an error.
  */
-static int read_entry(struct kpgo_archive *a, struct kpgo_error *err)
+static int read_header(struct kpgo_archive *a, struct kpgo_error *err)
 {
 	struct archive_entry *e;
 	const char *name;
@@ -87,28 +89,46 @@ static int read_entry(struct kpgo_archive *a, struct kpgo_error *err)
 	if (a->total_bytes > KPGO_ARCHIVE_TOTAL_MAX)
 		return kpgo_error_set(err, -EFBIG, "archive unpacks to more than %llu bytes",
 				      (unsigned long long)KPGO_ARCHIVE_TOTAL_MAX);
-	strbuf_reset(&a->data);
-	if (strbuf_grow(&a->data, (size_t)size))
+	a->size = size;
+	return 1;
+}
+
+/* Reads the bytes of the entry whose header was just read into a->data. */
+static int read_data(struct kpgo_archive *a, struct kpgo_error *err)
+{
+	struct strbuf *d = a->data;
+	const char *name = a->name.buf;
+	size_t size = (size_t)a->size;
+
+	strbuf_reset(d);
+	if (strbuf_grow(d, size))
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	for (;;) {
-		la_ssize_t n = archive_read_data(a->ar, a->data.buf + a->data.len,
-						 a->data.alloc - a->data.len - 1);
+		la_ssize_t n = archive_read_data(a->ar, d->buf + d->len, d->alloc - d->len - 1);
 
 		if (n < 0)
 			return ar_fail(a, err, "bad archive");
 		if (n == 0)
 			break;
-		a->data.len += (size_t)n;
-		a->data.buf[a->data.len] = '\0';
-		if (a->data.len > (size_t)size)
+		d->len += (size_t)n;
+		d->buf[d->len] = '\0';
+		if (d->len > size)
 			return kpgo_error_set(err, -EINVAL, "archive entry '%s' is longer than its header says",
 					      name);
-		if (a->data.len == a->data.alloc - 1 && strbuf_grow(&a->data, 4096))
+		if (d->len == d->alloc - 1 && strbuf_grow(d, 4096))
 			return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
-	if (a->data.len != (size_t)size)
+	if (d->len != size)
 		return kpgo_error_set(err, -EINVAL, "archive entry '%s' is truncated", name);
 	return 1;
+}
+
+/* The next entry, header and bytes: 1, 0 at EOF, or an error. */
+static int read_entry(struct kpgo_archive *a, struct kpgo_error *err)
+{
+	int r = read_header(a, err);
+
+	return r == 1 ? read_data(a, err) : r;
 }
 
 static int finish_open(struct kpgo_archive *a, struct kpgo_error *err)
@@ -123,7 +143,7 @@ static int finish_open(struct kpgo_archive *a, struct kpgo_error *err)
 		return r;
 	if (strcmp(a->name.buf, "MANIFEST"))
 		return kpgo_error_set(err, -EINVAL, "first entry is '%s', not MANIFEST", a->name.buf);
-	r = kpgo_manifest_parse(a->data.buf, a->data.len, &a->manifest, err);
+	r = kpgo_manifest_parse(a->data->buf, a->data->len, &a->manifest, err);
 	if (r)
 		return r;
 	gv = kpgo_manifest_get(&a->manifest, MF_GCOV_VERSION);
@@ -141,7 +161,8 @@ static struct kpgo_archive *archive_alloc(void)
 
 	if (!a)
 		return NULL;
-	strbuf_init(&a->data);
+	strbuf_init(&a->own);
+	a->data = &a->own;
 	strbuf_init(&a->name);
 	strbuf_init(&a->prev);
 	a->ar = archive_read_new();
@@ -240,16 +261,28 @@ static int check_totals(struct kpgo_archive *a, struct kpgo_error *err)
 	return 0;
 }
 
-int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcda **gcda,
-		      struct kpgo_error *err)
+void kpgo_archive_share_buffer(struct kpgo_archive *a, struct strbuf *buf)
 {
-	const char *rel;
+	strbuf_release(&a->own);
+	a->data = buf;
+}
+
+/* The entry name's object path, for ordering only: checked when it is read. */
+static const char *peek_path(const struct kpgo_archive *a)
+{
+	return strncmp(a->name.buf, "gcda/", 5) ? a->name.buf : a->name.buf + 5;
+}
+
+/* Reads the next header unless one is pending: 1, or 0 once the end is checked. */
+static int next_header(struct kpgo_archive *a, struct kpgo_error *err)
+{
 	int r;
 
-	kpgo_gcda_release(&a->gcda);
+	if (a->pending)
+		return 1;
 	if (a->done)
 		return 0;
-	r = read_entry(a, err);
+	r = read_header(a, err);
 	if (r < 0)
 		return r;
 	if (r == 0) {
@@ -259,6 +292,35 @@ int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcd
 		a->done = true;
 		return 0;
 	}
+	a->pending = true;
+	return 1;
+}
+
+int kpgo_archive_peek(struct kpgo_archive *a, const char **path, struct kpgo_error *err)
+{
+	int r;
+
+	kpgo_gcda_release(&a->gcda);
+	r = next_header(a, err);
+	if (r == 1)
+		*path = peek_path(a);
+	return r;
+}
+
+int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcda **gcda,
+		      struct kpgo_error *err)
+{
+	const char *rel;
+	int r;
+
+	kpgo_gcda_release(&a->gcda);
+	r = next_header(a, err);
+	if (r <= 0)
+		return r;
+	a->pending = false;
+	r = read_data(a, err);
+	if (r < 0)
+		return r;
 	if (strncmp(a->name.buf, "gcda/", 5))
 		return kpgo_error_set(err, -EINVAL, "unexpected archive entry '%s'", a->name.buf);
 	rel = a->name.buf + 5;
@@ -271,7 +333,7 @@ int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcd
 	strbuf_reset(&a->prev);
 	if (strbuf_addstr(&a->prev, a->name.buf))
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	r = kpgo_gcda_parse(a->data.buf, a->data.len, &a->gcda, err);
+	r = kpgo_gcda_parse(a->data->buf, a->data->len, &a->gcda, err);
 	if (r) {
 		kpgo_error_prefix(err, "'%s'", rel);
 		return r;
@@ -284,7 +346,7 @@ int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcd
 				      "'%s' has gcov version '%s', the manifest says '%s'", rel, v,
 				      kpgo_manifest_get(&a->manifest, MF_GCOV_VERSION));
 	}
-	kpgo_payload_hash_entry(a->hash, a->name.buf, a->data.buf, a->data.len);
+	kpgo_payload_hash_entry(a->hash, a->name.buf, a->data->buf, a->data->len);
 	kpgo_totals_add(&a->totals, &a->gcda);
 	*path = rel;
 	*gcda = &a->gcda;
@@ -299,7 +361,7 @@ void kpgo_archive_close(struct kpgo_archive *a)
 	kpgo_manifest_release(&a->manifest);
 	kpgo_sha256_free(a->hash);
 	kpgo_gcda_release(&a->gcda);
-	strbuf_release(&a->data);
+	strbuf_release(&a->own);
 	strbuf_release(&a->name);
 	strbuf_release(&a->prev);
 	free(a);

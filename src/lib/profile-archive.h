@@ -40,6 +40,25 @@ const struct kpgo_manifest *kpgo_archive_manifest(const struct kpgo_archive *a);
  */
 int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcda **gcda,
 		      struct kpgo_error *err);
+
+/**
+ * kpgo_archive_peek() - the next object's path, without reading the object
+ * @path: set to the path the next kpgo_archive_next() will return, valid
+ *        until then; not checked yet (kpgo_archive_next() checks it), so
+ *        only fit for ordering
+ *
+ * Reads only the next entry's header, so that a reader of many archives
+ * holds no object of those it is not reading. Releases the object the
+ * previous kpgo_archive_next() handed out. Returns 1, 0 at the end once
+ * the payload has been checked, or a negative errno.
+ */
+int kpgo_archive_peek(struct kpgo_archive *a, const char **path, struct kpgo_error *err);
+
+/*
+ * Makes @a read entries' bytes into @buf, which several archives can share
+ * when they are read one at a time (a merge); @buf must outlive @a.
+ */
+void kpgo_archive_share_buffer(struct kpgo_archive *a, struct strbuf *buf);
 void kpgo_archive_close(struct kpgo_archive *a);
 
 /* Hashing of the payload, shared by reader and writer. */

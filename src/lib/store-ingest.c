@@ -220,55 +220,6 @@ static int tmp_path(struct ingest *g, struct strbuf *out)
 			   g->tmp_seq++);
 }
 
-/*
- * Merges @n archives with weights @w into @out, at most KPGO_INGEST_BATCH
- * open at once: larger sets are merged in batches whose results are merged
- * with weight 1 (weighted sums add up the same either way).
- */
-static int merge_batched(struct ingest *g, const char *const *paths, const uint64_t *w, size_t n,
-			 struct kpgo_profile *out, struct kpgo_error *err)
-{
-	struct kpgo_merge_opts mo = { .weights = w };
-	struct kpgo_strlist parts = { 0 };
-	struct strbuf tmp = STRBUF_INIT;
-	struct kpgo_merge_stats st;
-	uint64_t *ones = NULL;
-	size_t i, k;
-	int r = 0;
-
-	if (n <= KPGO_INGEST_BATCH)
-		return kpgo_merge_files(paths, n, &mo, out, &st, err);
-	for (i = 0; i < n && !r; i += KPGO_INGEST_BATCH) {
-		struct kpgo_profile part;
-
-		k = n - i < KPGO_INGEST_BATCH ? n - i : KPGO_INGEST_BATCH;
-		mo.weights = w + i;
-		r = kpgo_merge_files(paths + i, k, &mo, &part, &st, err);
-		if (r)
-			break;
-		if (tmp_path(g, &tmp) || kpgo_strlist_add(&parts, tmp.buf))
-			r = kpgo_error_set(err, -ENOMEM, "out of memory");
-		else
-			r = kpgo_profile_save(&part, tmp.buf, err);
-		kpgo_profile_release(&part);
-	}
-	if (!r) {
-		ones = calloc(parts.n, sizeof(*ones));
-		if (!ones)
-			r = kpgo_error_set(err, -ENOMEM, "out of memory");
-		for (i = 0; ones && i < parts.n; i++)
-			ones[i] = 1;
-	}
-	if (!r)
-		r = merge_batched(g, (const char *const *)parts.items, ones, parts.n, out, err);
-	for (i = 0; i < parts.n; i++)
-		unlink(parts.items[i]);
-	free(ones);
-	kpgo_strlist_clear(&parts);
-	strbuf_release(&tmp);
-	return r;
-}
-
 /* MERGE_INPUTS of a stored profile, into @out ("" when it has none). */
 static int stored_merge_inputs(struct ingest *g, const char *sha, char out[KPGO_SHA256_HEX],
 			       struct kpgo_error *err)
@@ -345,7 +296,6 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 	struct kpgo_sha256 *h = NULL;
 	struct kpgo_store_added added;
 	bool current = false;
-	struct kpgo_profile p;
 	uint64_t *w = NULL;
 	size_t i, k = 0;
 	int r = 0;
@@ -397,16 +347,16 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 		g->res->current++;
 		emit(g, KPGO_INGEST_MERGE_CURRENT, label, NULL, NULL, k);
 	} else {
-		r = merge_batched(g, (const char *const *)inputs.items, w, k, &p, err);
-		if (!r) {
-			if (tmp_path(g, &path))
-				r = kpgo_error_set(err, -ENOMEM, "out of memory");
-			else if (kpgo_manifest_set(&p.manifest, MF_MERGE_INPUTS, digest))
-				r = kpgo_error_set(err, -ENOMEM, "out of memory");
-			else
-				r = kpgo_profile_save(&p, path.buf, err);
-			kpgo_profile_release(&p);
-		}
+		/* kpgo merge bounds its memory itself, merging in rounds. */
+		const char *const set[] = { MF_MERGE_INPUTS, digest, NULL };
+		struct kpgo_merge_opts mo = { .weights = w, .set = set };
+		struct kpgo_merge_stats st;
+
+		if (tmp_path(g, &path))
+			r = kpgo_error_set(err, -ENOMEM, "out of memory");
+		else
+			r = kpgo_merge_files((const char *const *)inputs.items, k, &mo, path.buf,
+					     &st, err);
 		if (r == -ENOMEM)
 			goto out;
 		if (r) {

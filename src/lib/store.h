@@ -222,8 +222,6 @@ uint64_t kpgo_weights_get(const struct kpgo_weights *w, const char *label);
 
 /* The manifest key of ingest's merges: a sha256 of their inputs and weights. */
 #define MF_MERGE_INPUTS "MERGE_INPUTS"
-/* Inputs one merge opens at once; more are merged in batches. */
-#define KPGO_INGEST_BATCH 64
 
 /**
  * struct kpgo_ingest_opts - how kpgo_store_ingest() treats a drop directory

@@ -81,7 +81,7 @@ int kpgo_read_file(const char *path, struct strbuf *out, size_t max)
 	return r;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int kpgo_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -116,7 +116,7 @@ int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, siz
 		if (errno != EEXIST || i > 100)
 			return -errno;
 	}
-	r = write_all(fd, data, len);
+	r = kpgo_write_all(fd, data, len);
 	if (!r && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && !r)
@@ -231,7 +231,7 @@ int kpgo_write_file_atomic(const char *path, const void *data, size_t len, unsig
 		strbuf_release(&tmp);
 		return fd;
 	}
-	r = write_all(fd, data, len);
+	r = kpgo_write_all(fd, data, len);
 	if (!r && fchmod(fd, mode) < 0)
 		r = -errno;
 	if (!r && fsync(fd) < 0)

@@ -44,6 +44,9 @@ static inline void freep(void *p)
 int kpgo_read_fd(int fd, struct strbuf *out, size_t max);
 int kpgo_read_file(const char *path, struct strbuf *out, size_t max);
 
+/* write(2) until all of @data is written (or an error other than EINTR). */
+int kpgo_write_all(int fd, const void *data, size_t len);
+
 /*
  * Writes @len bytes to @path atomically: a temporary file in the same
  * directory, fsync, rename, fsync of the directory. Either the old file or

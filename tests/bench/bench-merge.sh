@@ -30,6 +30,10 @@
 #   SAMPLE=25         objects also compared with gcov-dump (GCC's own reader)
 #   JOBS=$(nproc)     parallel jobs for generating the data (not timed)
 #   KPGO=build/kpgo, KPGO_TESTS_BIN=build/tests (gen-profile, gcda-diff)
+#   COMPARE=          another kpgo binary (say, a build of the previous
+#                     commit) to time as well, on the same archives, its runs
+#                     alternating with KPGO's; every pair of merges must give
+#                     the same bytes (sha256), else the script fails
 #
 # Times are wall-clock seconds from /usr/bin/time, with user+system CPU
 # seconds next to them; peak memory is its maximum resident set size.
@@ -59,7 +63,8 @@ die() {
     exit 1
 }
 
-for t in "$KPGO" "$GEN" "$GCDA_DIFF" "$TIME"; do
+COMPARE=${COMPARE:-}
+for t in "$KPGO" "$GEN" "$GCDA_DIFF" "$TIME" ${COMPARE:+"$COMPARE"}; do
     [ -x "$t" ] || die "'$t' not found (make && make tools)"
 done
 for t in gcov-tool gcov-dump tar zstd; do
@@ -100,6 +105,7 @@ echo "== machine"
 echo "cpus: $(nproc), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sort -u | head -1)"
 echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 echo "kernel: $(uname -r); $(gcov-tool --version | head -1); kpgo: $("$KPGO" --version)"
+[ -z "$COMPARE" ] || echo "compared with: $COMPARE ($("$COMPARE" --version))"
 echo "scratch: $W ($(df -h --output=fstype,avail "$W" | tail -1 | xargs))"
 load_start=$(load)
 echo "load average at start: $load_start"
@@ -152,6 +158,12 @@ for n in "${counts[@]}"; do
     for ((r = 0; r < REPS; r++)); do
         rm -f "$W/kpgo-$n.kpgo"
         timed "$W/kpgo-$n.times" "$KPGO" merge -q -o "$W/kpgo-$n.kpgo" "${in[@]}"
+        [ -n "$COMPARE" ] || continue
+        rm -f "$W/cmp-$n.kpgo"
+        timed "$W/cmp-$n.times" "$COMPARE" merge -q -o "$W/cmp-$n.kpgo" "${in[@]}"
+        a=$(sha256sum <"$W/kpgo-$n.kpgo") b=$(sha256sum <"$W/cmp-$n.kpgo")
+        [ "$a" = "$b" ] || die "$n inputs: '$KPGO' and '$COMPARE' wrote different archives"
+        echo "${a%% *}" >>"$W/cmp-$n.sha256"
     done
 done
 load_after_kpgo=$(load)
@@ -236,16 +248,29 @@ echo "== data (one profile; all $PROFILES are runs of the same build)"
 printf '%-34s %s\n' "objects / functions / counters" "$n_objs / $n_fns / $n_ctrs"
 printf '%-34s %s (%s zero), largest %s\n' "counters" "$n_ctrs" "$zero" "$max"
 printf '%-34s %s bytes raw, %s bytes as .kpgo\n' "size" "$raw_bytes" "$kp_bytes"
+merge_table() { # PREFIX: the kpgo-N.times or cmp-N.times files
+    local n m lo hi c rss
+    printf '%-8s %-24s %-8s %s\n' inputs wall cpu max-RSS
+    for n in "${counts[@]}"; do
+        read -r m lo hi < <(cut -d' ' -f1 "$W/$1-$n.times" | stats)
+        read -r c _ _ < <(cut -d' ' -f2 "$W/$1-$n.times" | stats)
+        rss=$(cut -d' ' -f3 "$W/$1-$n.times" | sort -n | tail -1)
+        printf '%-8s %-24s %-8s %s MiB\n' "$n" "$m [$lo-$hi]" "$c" \
+            "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
+    done
+}
 echo
 echo "== kpgo merge (median of $REPS runs; wall s [min-max], cpu s, peak RSS)"
-printf '%-8s %-24s %-8s %s\n' inputs wall cpu max-RSS
-for n in "${counts[@]}"; do
-    read -r m lo hi < <(cut -d' ' -f1 "$W/kpgo-$n.times" | stats)
-    read -r c _ _ < <(cut -d' ' -f2 "$W/kpgo-$n.times" | stats)
-    rss=$(cut -d' ' -f3 "$W/kpgo-$n.times" | sort -n | tail -1)
-    printf '%-8s %-24s %-8s %s MiB\n' "$n" "$m [$lo-$hi]" "$c" \
-        "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
-done
+merge_table kpgo
+if [ -n "$COMPARE" ]; then
+    echo
+    echo "== $COMPARE merge, the same archives, runs alternating with the above"
+    merge_table cmp
+    for n in "${counts[@]}"; do
+        printf '%s inputs: %s pairs of merges, the same bytes (sha256 %s)\n' "$n" \
+            "$(wc -l <"$W/cmp-$n.sha256")" "$(sort -u "$W/cmp-$n.sha256" | head -c 16)..."
+    done
+fi
 echo
 echo "== gcov-tool merge -w 1,1, chained: $GT_STEPS steps, $GT_REPS runs$note"
 printf '%-34s %s s [%s-%s], cpu %s s\n' "chain total (median of runs)" "$gt_med" "$gt_min" \

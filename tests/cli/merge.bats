@@ -131,3 +131,26 @@ payload() {
     run ls "$W"
     refute_output --partial "m.kpgo"
 }
+
+@test "more inputs than are read at once: merged in rounds, the same result, nothing left behind" {
+    # 40 inputs, more than the 32 kpgo keeps open: p1, p2 and p3, 13, 14 and 13 times.
+    inputs=()
+    for i in $(seq 1 40); do inputs+=("$W/p$((i % 3 + 1)).kpgo"); done
+    kpgo merge -q --weights 13,14,13 -o "$W/w.kpgo" "$W/p1.kpgo" "$W/p2.kpgo" "$W/p3.kpgo"
+    mkdir "$W/out"
+    kpgo merge -q -o "$W/out/r.kpgo" "${inputs[@]}"
+    [ "$(payload "$W/w.kpgo")" = "$(payload "$W/out/r.kpgo")" ]
+    run kpgo info "$W/out/r.kpgo"
+    assert_line "  RUNS=40"
+    assert_line "  MERGED_PROFILES=40"
+    run ls -A "$W/out"
+    assert_output "r.kpgo"
+
+    # A corrupt 41st input: refused, no output, no temporary file.
+    head -c 300 "$W/p2.kpgo" >"$W/bad.kpgo"
+    run kpgo merge -o "$W/out/m.kpgo" "${inputs[@]}" "$W/bad.kpgo"
+    assert_failure 1
+    assert_output --partial "cannot read '$W/bad.kpgo'"
+    run ls -A "$W/out"
+    assert_output "r.kpgo"
+}

@@ -383,6 +383,51 @@ static int read_all(const struct strbuf *ar, struct kpgo_error *err, size_t *n)
 	return read_all_digest(ar, err, n, NULL);
 }
 
+/*
+ * Read as a merge reads: kpgo_archive_peek() at each entry first (twice,
+ * to see that it stays put), then kpgo_archive_next(), through a shared
+ * buffer; next() must hand out the path peek() showed.
+ */
+static int read_all_peeking(const struct strbuf *ar, struct kpgo_error *err, size_t *n)
+{
+	struct strbuf shared = STRBUF_INIT, seen = STRBUF_INIT;
+	struct kpgo_archive *a;
+	struct kpgo_gcda *g;
+	const char *path, *again;
+	int r;
+
+	*n = 0;
+	err->msg[0] = '\0';
+	r = kpgo_archive_open_memory(&a, ar->buf, ar->len, err);
+	if (r)
+		return r;
+	kpgo_archive_share_buffer(a, &shared);
+	while ((r = kpgo_archive_peek(a, &path, err)) == 1) {
+		strbuf_reset(&seen);
+		strbuf_addstr(&seen, path);
+		r = kpgo_archive_peek(a, &again, err);
+		if (r != 1 || strcmp(again, seen.buf)) {
+			r = 98;
+			break;
+		}
+		r = kpgo_archive_next(a, &path, &g, err);
+		if (r != 1)
+			break;
+		if (strcmp(path, seen.buf)) {
+			r = 97;
+			break;
+		}
+		(*n)++;
+	}
+	if (r == 0 && (kpgo_archive_peek(a, &path, err) != 0 ||
+		       kpgo_archive_next(a, &path, &g, err) != 0))
+		r = 99;
+	kpgo_archive_close(a);
+	strbuf_release(&shared);
+	strbuf_release(&seen);
+	return r;
+}
+
 static bool msg_matches(const char *got, const char *want, bool prefix)
 {
 	return prefix ? !strncmp(got, want, strlen(want)) : !strcmp(got, want);
@@ -406,6 +451,10 @@ static void check_refused_ex(const char *what, const struct strbuf *ar, int want
 	r = read_all(ar, &err, &n);
 	is_int(r, want_r, "%s: refused", what);
 	if (!ok(msg_matches(err.msg, want, prefix), "%s: message", what))
+		diag("got '%s', expected %s'%s'", err.msg, prefix ? "a prefix " : "", want);
+	r = read_all_peeking(ar, &err, &n);
+	is_int(r, want_r, "%s: refused when peeked at", what);
+	if (!ok(msg_matches(err.msg, want, prefix), "%s: message when peeked at", what))
 		diag("got '%s', expected %s'%s'", err.msg, prefix ? "a prefix " : "", want);
 
 	snprintf(path, sizeof(path), "%s/case-%d.kpgo", tmpdir, ++case_no);
@@ -463,6 +512,8 @@ static void test_good_archives(void)
 		       fmt_names[i]);
 		is_str(err.msg, "", "%s: no message", fmt_names[i]);
 		is_int(n, 2, "%s: two objects", fmt_names[i]);
+		is_int(read_all_peeking(&ar, &err, &n), 0, "%s: and when peeked at", fmt_names[i]);
+		is_int(n, 2, "%s: two objects when peeked at", fmt_names[i]);
 	}
 
 	/* What next() hands out; the caller may take the arrays. */
