@@ -4,15 +4,39 @@
  * One operation creates a file, writes 8 KiB, stats it, reads it back and
  * renames it; every 8th lists the directory and unlinks the last 8 files,
  * every 64th fsyncs (the journal and block layer on a disk file system).
- * Works in DIR/wl-file.PID, removed at the end.
+ * Works in DIR/wl-file.PID, removed at the end. Reports itself as
+ * wl-file-FS, FS the file system type of DIR (tmpfs, ext4, ...).
  */
 #include "wl.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #define BATCH 8
+
+/* The result's name: wl-file-FS for the common file systems. */
+static const char *name_for(const char *dir)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{ 0x01021994, "wl-file-tmpfs" }, { 0xef53, "wl-file-ext4" },
+		{ 0x58465342, "wl-file-xfs" },	 { 0x9123683e, "wl-file-btrfs" },
+		{ 0x794c7630, "wl-file-overlay" },
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(dir, &sf))
+		return "wl-file";
+	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return "wl-file";
+}
 
 int main(int argc, char **argv)
 {
@@ -41,6 +65,7 @@ int main(int argc, char **argv)
 	}
 	if (mkdir(work, 0700))
 		wl_die(&w, "cannot create '%s'", work);
+	w.name = name_for(work);
 	memset(buf, 'f', sizeof(buf));
 
 	wl_start(&w);
