@@ -164,10 +164,10 @@ boot() {
 			tail -1 | cut -c1-200) (console: $console)"
 }
 
-# guest_says PATTERN NAME: the guest's line matching PATTERN (sed -n
-# 's/^KPGO-E2E: PATTERN//p'), from boot NAME.
+# guest_says PATTERN NAME: the rest of the guest's first line that starts
+# with PATTERN (a sed regular expression without '|'), from boot NAME.
 guest_says() {
-	sed -n "s/^KPGO-E2E: $1//p" "$out/guest-$2.txt" | head -1
+	sed -n "s|^KPGO-E2E: $1||p" "$out/guest-$2.txt" | head -1
 }
 
 # The workload's results for the summary: "ops/s: syscall N, ..., redis N"
@@ -226,7 +226,7 @@ chroot_apt() {
 		mount -t proc proc "$root/proc"
 		mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
 		mount --bind "$repo" "$root/srv/kpgo-repo"
-		chroot "$root" apt-get -q -o APT::Sandbox::User=root "$@"
+		chroot "$root" apt-get -q -o APT::Sandbox::User=root -o Acquire::Languages=none "$@"
 	' sh "$root" "$repo" "$@" </dev/null >>"$log" 2>&1
 }
 
@@ -265,6 +265,10 @@ install_instr() {
 			fail "${u#*/} not enabled: the kpgo kernel hook did not prepare collection"
 	done
 	[ -d "$root/var/lib/kpgo/profiles" ] || fail "no spool /var/lib/kpgo/profiles"
+
+	# as an operator would: the machine's workload label, in every profile
+	printf '\n# tests/e2e\nKPGO_WORKLOAD=e2e-train\n' >>"$root/etc/default/kpgo"
+	chroot "$root" kpgo spool config >>"$log" 2>&1 || fail "kpgo spool config: bad settings; see $log"
 
 	# the test's own parts: the guest step service, workload, console output
 	install -d "$root/usr/local/lib/kpgo-e2e" "$root/etc/systemd/system/kpgo-collect.service.d"
@@ -315,7 +319,11 @@ profile() {
 	sel=$("$kpgo" store --store "$store" select --release "$rel_i" --cc gcc 2>>"$log") ||
 		fail "kpgo store select --release $rel_i found no profile; see $log"
 	profile_sha=$(sha256sum <"$sel" | cut -d' ' -f1)
-	"$kpgo" info "$sel" >"$out/profile-info.txt" 2>&1 || true
+	"$kpgo" info "$sel" >"$out/profile-info.txt" 2>&1 || fail "kpgo info '$sel' failed"
+	[ "$(info_value KERNEL_RELEASE)" = "$rel_i" ] ||
+		fail "the profile is of kernel $(info_value KERNEL_RELEASE), not $rel_i"
+	[ "$(info_value WORKLOAD)" = e2e-train ] ||
+		fail "the profile's workload is '$(info_value WORKLOAD)', not the image's setting e2e-train"
 	ok "$(basename "$sel"): $(info_value KERNEL_RELEASE), $(info_value OBJECTS) objects, $(info_value FUNCTIONS) functions, workload $(info_value WORKLOAD), $(info_value MERGED_PROFILES) profile(s), sha256 ${profile_sha:0:16}"
 }
 
