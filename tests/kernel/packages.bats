@@ -233,10 +233,12 @@ report_value() {
 
 @test "a stale profile (changed source) still builds; the report says how much applied" {
     # the default profile against a source tree with two changed files:
-    # a new branch in ksys_read (its profile is dropped) and moved lines in
-    # fs/pipe.c (its static functions' profiles are not found)
+    # a new branch in ksys_read (its profile is dropped) calling a new
+    # function (no profile), and moved lines in fs/pipe.c (its functions'
+    # profiles are stale but applied)
     s=$KPGO_BUILDDIR/stale/linux-source-6.1
-    if [ ! -f "$s/.kpgo-patched" ]; then
+    patch_id=$(sha256sum <"$BATS_TEST_DIRNAME/stale.patch")
+    if [ "$(cat "$s/.kpgo-patched" 2>/dev/null)" != "$patch_id" ]; then
         rm -rf "$KPGO_BUILDDIR/stale"
         mkdir -p "$s"
         for e in "$KSRC"/* "$KSRC"/.[!.]*; do
@@ -248,7 +250,7 @@ report_value() {
             cp --remove-destination "$KSRC/$f" "$s/$f"
         done
         patch -d "$s" -p1 --no-backup-if-mismatch <"$BATS_TEST_DIRNAME/stale.patch"
-        touch "$s/.kpgo-patched"
+        echo "$patch_id" >"$s/.kpgo-patched"
     fi
     run "$ROOT/hooks/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
         --kpgo "$KPGO" --min-applied 50
@@ -262,7 +264,9 @@ report_value() {
     [ "$(report_value "$rep" 'functions compiled without a profile (-Wmissing-profile)')" -ge 1 ]
     run grep -P '^fs/read_write\.o\t.*\tksys_read$' "$rep"
     assert_success
-    run grep -P '^fs/pipe\.o\t' "$rep"
+    run grep -P '^fs/pipe\.o\t.*\tpipe_read$' "$rep"
+    assert_success
+    run grep -P '^fs/read_write\.o\t.*\tkpgo_stale_clamp$' "$rep"
     assert_success
     # the same build, asked for more than applied: fails and says why,
     # without building again
