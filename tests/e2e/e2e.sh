@@ -76,7 +76,8 @@ log=$out/e2e.log
 root=$out/root
 disk=$out/disk.img
 store=$out/store
-cur='' t0=$SECONDS t_all=$SECONDS
+cur='' t0=$SECONDS t_all=$SECONDS failed_units=''
+profile_sha='' rel_p='' 
 
 note() {
 	printf '%s: %s\n' "$prog" "$*" >&2
@@ -162,6 +163,12 @@ boot() {
 	grep -q "^KPGO-E2E: done $gstep\$" "$out/guest-$name.txt" ||
 		fail "the guest stopped before the end of step $gstep (qemu exit $rc): $(grep -av '^\s*$' "$console" |
 			tail -1 | cut -c1-200) (console: $console)"
+	failed_units=$(guest_says 'failed units: ' "$name")
+}
+
+# For a boot step's summary: the units that failed in the guest, if any.
+units_note() {
+	[ -z "$failed_units" ] || printf '; failed units in the guest: %s' "$failed_units"
 }
 
 # guest_says PATTERN NAME: the rest of the guest's first line that starts
@@ -300,7 +307,7 @@ train() {
 	mapfile -t profiles < <(guest_ls /var/lib/kpgo/profiles | awk '$1 ~ /^100/ && $2 ~ /\.kpgo$/ { print $2 }')
 	n=${#profiles[@]}
 	[ "$n" -ge 1 ] || fail "no profile in the guest's spool /var/lib/kpgo/profiles after shutdown (console: $out/console-train.log)"
-	ok "$accel; $n profile(s) spooled at shutdown; $(workload_line train)"
+	ok "$accel; $n profile(s) spooled at shutdown; $(workload_line train)$(units_note)"
 }
 
 profile() {
@@ -370,7 +377,7 @@ install_pgo() {
 	[ -n "$rel_p" ] || fail "the guest named no installed kernel"
 	guest_get "/boot/vmlinuz-$rel_p" "$out/boot/vmlinuz-$rel_p" ||
 		fail "cannot read /boot/vmlinuz-$rel_p out of the disk image"
-	ok "linux-image-pgo $(guest_says 'installed linux-image-pgo ' install-pgo): $rel_p"
+	ok "linux-image-pgo $(guest_says 'installed linux-image-pgo ' install-pgo): $rel_p$(units_note)"
 }
 
 boot_pgo() {
@@ -386,7 +393,7 @@ boot_pgo() {
 	fi
 	local which="the profile of the packages used"
 	[ -z "$profile_sha" ] || which="built with this run's profile"
-	ok "release $rel_p; report: ${verdict%%,*}, $which; $(workload_line boot-pgo)"
+	ok "release $rel_p; report: ${verdict%%,*}, $which; $(workload_line boot-pgo)$(units_note)"
 }
 
 boot_rpm() {
@@ -404,7 +411,7 @@ boot_rpm() {
 		fail "the guest ran $(guest_says 'step rpm on ' boot-rpm | cut -d, -f1), not $rel_p"
 	local same="the same image as in the .deb"
 	cmp -s "$k" "$out/boot/vmlinuz-$rel_p" || same="an image that differs from the .deb"
-	ok "$(basename "$rpm"): release $rel_p, $same; $(workload_line boot-rpm)"
+	ok "$(basename "$rpm"): release $rel_p, $same; $(workload_line boot-rpm)$(units_note)"
 }
 
 # --- main -----------------------------------------------------------------
