@@ -39,7 +39,8 @@
 # consoles are in E2E_OUT.
 #
 # Settings (environment; `make e2e` passes them on):
-#   E2E_OUT=build/e2e           work directory (emptied first)
+#   E2E_OUT=build/e2e           work directory: disk image, repositories,
+#                               store, logs; each step replaces what it writes
 #   E2E_CACHE=build/e2e-cache   the image archive and the KVM probe's answer
 #   E2E_INSTR_PKGDIR=build/packages   the instrumented packages
 #   E2E_BUILD=1                 0: no build step; the optimized packages are
@@ -77,7 +78,7 @@ root=$out/root
 disk=$out/disk.img
 store=$out/store
 cur='' t0=$SECONDS t_all=$SECONDS failed_units=''
-profile_sha='' rel_p='' 
+profile_sha='' rel_p=''
 
 note() {
 	printf '%s: %s\n' "$prog" "$*" >&2
