@@ -57,6 +57,17 @@ $(B)/tests/%: tests/tools/%.c $(B)/libkpgo.a
 
 tools: $(TOOL_BIN)
 
+# The workload programs (tests/bench/wl-*.c): static, so that they run in
+# any guest (tests/e2e) as on the host.
+WL_SRC := $(sort $(wildcard tests/bench/wl-*.c))
+WL_BIN := $(WL_SRC:tests/bench/%.c=$(B)/bench/%)
+
+$(B)/bench/wl-%: tests/bench/wl-%.c tests/bench/wl.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -static $< -o $@
+
+workloads: $(WL_BIN)
+
 # --- tests -------------------------------------------------------------
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
@@ -161,6 +172,16 @@ default-profile: $(B)/kpgo $(KSRC)/Makefile
 	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --objtree $(KSRC)/pgo-instr \
 		-o profiles-store/linux-$(KSERIES)-small.kpgo
 
+# The whole cycle on a Debian 12 guest under QEMU (tests/e2e/e2e.sh):
+# instrumented packages installed with apt, the workload, collection at
+# shutdown, ingest, the optimized packages built with that profile, apt
+# install linux-image-pgo, the optimized kernels (.deb and .rpm) booted.
+# Root only. Settings: E2E_* (see the script), KPGO_ACCEL, JOBS;
+# E2E_INSTR_PKGDIR defaults to PKGDIR. Summary: build/e2e/summary.txt.
+e2e: $(B)/kpgo workloads
+	E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
+		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
+
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
@@ -202,7 +223,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: deb rpm packages kernel-check default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools
+.PHONY: deb rpm packages kernel-check default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

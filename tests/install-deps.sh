@@ -15,6 +15,8 @@ pkgs=(
     debhelper dpkg-dev lintian rpm ccache file
     # booting kernels in QEMU (training runs, end-to-end tests)
     qemu-system-x86 busybox-static e2fsprogs
+    # the end-to-end test's Debian image (make e2e)
+    mmdebstrap
 )
 
 as_root=()

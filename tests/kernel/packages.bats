@@ -89,7 +89,7 @@ report_value() {
         assert_output --partial "./lib/modules/$rel/build -> /usr/src/linux-headers-$rel"
     done
     run dpkg-deb -c "$(deb "linux-image-$REL_P" "$KPKGVER")"
-    assert_output --partial "./usr/share/doc/linux-image-$REL_P/pgo-report"
+    assert_line --regexp " \./usr/share/doc/linux-image-$REL_P/pgo-report$"
     run dpkg-deb -c "$(deb kpgo "$TOOLVER")"
     assert_output --partial ./usr/bin/kpgo
     assert_output --partial ./usr/share/man/man1/kpgo.1.gz
