@@ -145,20 +145,26 @@ int cmd_stage(int argc, char **argv)
 		print_list(stdout, "stale .gcda files removed", &res.removed, max);
 	}
 	if (report) {
-		FILE *f = fopen(report, "w");
+		/* Made in memory, then written atomically: never half a report. */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		int r = f ? 0 : -ENOMEM;
 
-		if (!f) {
-			error("cannot write '%s': %s", report, strerror(errno));
-			kpgo_stage_result_release(&res);
-			goto out;
+		if (f) {
+			fprintf(f, "profile: %s\npayload_sha256: %s\nstaged: %zu\n", file,
+				kpgo_manifest_get(&p.manifest, MF_PAYLOAD), res.staged);
+			print_list(f, "profiled objects missing from the tree", &res.missing, SIZE_MAX);
+			print_list(f, "objects in the tree without profile", &res.unprofiled, SIZE_MAX);
+			print_list(f, "stale .gcda files removed", &res.removed, SIZE_MAX);
+			if (fclose(f))
+				r = -ENOMEM;
 		}
-		fprintf(f, "profile: %s\npayload_sha256: %s\nstaged: %zu\n", file,
-			kpgo_manifest_get(&p.manifest, MF_PAYLOAD), res.staged);
-		print_list(f, "profiled objects missing from the tree", &res.missing, SIZE_MAX);
-		print_list(f, "objects in the tree without profile", &res.unprofiled, SIZE_MAX);
-		print_list(f, "stale .gcda files removed", &res.removed, SIZE_MAX);
-		if (fclose(f)) {
-			error("cannot write '%s': %s", report, strerror(errno));
+		if (!r)
+			r = kpgo_write_file_atomic(report, text, len, 0644);
+		free(text);
+		if (r) {
+			error("cannot write '%s': %s", report, strerror(-r));
 			kpgo_stage_result_release(&res);
 			goto out;
 		}

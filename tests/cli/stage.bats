@@ -71,6 +71,20 @@ assert d["staged"] == 3
 '
 }
 
+@test "the report: an unwritable path fails with the reason; an old one is replaced whole" {
+    echo "old report" >"$W/report"
+    chmod 0444 "$W/report"
+    run kpgo stage --cc none --objtree "$W/opt" --report "$W/no/such/dir/report" "$W/p.kpgo"
+    assert_failure 1
+    assert_output --partial "cannot write '$W/no/such/dir/report'"
+    run kpgo stage --cc none --objtree "$W/opt" --report "$W/report" "$W/p.kpgo"
+    assert_success
+    run cat "$W/report"
+    assert_line --regexp '^staged: 3$'
+    refute_line "old report"
+    [ -z "$(find "$W" -maxdepth 1 -name '.report*' -o -maxdepth 1 -name 'report.*')" ]
+}
+
 @test "staging again removes stale .gcda files an older profile left" {
     echo junk >"$W/opt/lib/old.gcda"
     run kpgo stage --cc none --objtree "$W/opt" "$W/p.kpgo"
