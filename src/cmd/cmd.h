@@ -104,6 +104,18 @@ void note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* "kpgo CMD: MESSAGE" and a pointer to --help; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A command of a command with commands (kpgo store add, kpgo spool collect). */
+struct subcommand_entry {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+/*
+ * Runs the command named at argv[optind] (after the caller's own options)
+ * with argv from that name on, or says which exist; returns its status.
+ */
+int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
+		   char **argv);
+
 /* Writes @s as a JSON string literal, quotes included. */
 void json_str(FILE *f, const char *s);
 

@@ -62,6 +62,30 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
+		   char **argv)
+{
+	char names[256];
+	size_t i, used = 0;
+
+	if (optind >= argc) {
+		names[0] = '\0';
+		for (i = 0; i < n && used < sizeof(names); i++)
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+						 i ? ", " : "", t[i].name);
+		return usage_error(cmd, "which command? (%s)", names);
+	}
+	for (i = 0; i < n; i++) {
+		if (!strcmp(argv[optind], t[i].name)) {
+			argc -= optind;
+			argv += optind;
+			optind = 0; /* glibc: start over, at argv[1] */
+			return t[i].fn(argc, argv);
+		}
+	}
+	return usage_error(cmd, "'%s' is not a %s command", argv[optind], cmd);
+}
+
 void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -338,10 +338,7 @@ out_cfg:
 	return ret;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} subcommands[] = {
+static const struct subcommand_entry subcommands[] = {
 	{ "init", spool_init },
 	{ "collect", spool_collect },
 	{ "upload", spool_upload },
@@ -355,22 +352,12 @@ static const struct {
 int cmd_spool(int argc, char **argv)
 {
 	static const struct option opts[] = { SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
-	size_t i;
 	int c, ret;
 
 	/* Options before the command; '+' stops at the command's name. */
 	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
 		if ((ret = spool_common_option(c, "spool", usage_text)) != 256)
 			return ret;
-	if (optind >= argc)
-		return usage_error("spool", "which command? (init, collect, upload, prune, list, config, prepare, systemd-generator)");
-	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		if (!strcmp(argv[optind], subcommands[i].name)) {
-			argc -= optind;
-			argv += optind;
-			optind = 0; /* glibc: start over, at argv[1] */
-			return subcommands[i].fn(argc, argv);
-		}
-	}
-	return usage_error("spool", "'%s' is not a spool command", argv[optind]);
+	return run_subcommand("spool", subcommands, sizeof(subcommands) / sizeof(subcommands[0]), argc,
+			      argv);
 }

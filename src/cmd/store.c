@@ -497,10 +497,7 @@ static int store_gc(int argc, char **argv)
 	return ret;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} subcommands[] = {
+static const struct subcommand_entry subcommands[] = {
 	{ "add", store_add },	    { "list", store_list },	{ "show", store_show },
 	{ "select", store_select }, { "verify", store_verify }, { "gc", store_gc },
 	{ "ingest", store_ingest },
@@ -509,22 +506,12 @@ static const struct {
 int cmd_store(int argc, char **argv)
 {
 	static const struct option opts[] = { COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
-	size_t i;
 	int c, ret;
 
 	/* Options before the command; '+' stops at the command's name. */
 	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
 		if ((ret = common_option(c, "store", usage_text)) != 256)
 			return ret < 0 ? usage_error("store", "bad option") : ret;
-	if (optind >= argc)
-		return usage_error("store", "which command? (add, list, show, select, verify, gc, ingest)");
-	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		if (!strcmp(argv[optind], subcommands[i].name)) {
-			argc -= optind;
-			argv += optind;
-			optind = 0; /* glibc: start over, at argv[1] */
-			return subcommands[i].fn(argc, argv);
-		}
-	}
-	return usage_error("store", "'%s' is not a store command", argv[optind]);
+	return run_subcommand("store", subcommands, sizeof(subcommands) / sizeof(subcommands[0]), argc,
+			      argv);
 }
