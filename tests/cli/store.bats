@@ -26,40 +26,6 @@ profile() {
         --build-id "${3:-00}" --workload "${4:-test}" -o "$1"
 }
 
-# with_manifest IN OUT KEY=VALUE...: IN with those manifest values (the
-# manifest is not part of the payload hash, so OUT is valid).
-with_manifest() {
-    local in=$1 out=$2 x kv
-    x=$(mktemp -d "$BATS_TEST_TMPDIR/wm.XXXXXX")
-    shift 2
-    tar --zstd -xf "$in" -C "$x"
-    for kv in "$@"; do
-        sed -i "s|^${kv%%=*}=.*|$kv|" "$x/MANIFEST"
-        grep -qxF "$kv" "$x/MANIFEST"
-    done
-    (cd "$x" && find gcda -type f | LC_ALL=C sort >"$x.list")
-    tar --zstd --no-recursion --owner=0 --group=0 -cf "$out" -C "$x" MANIFEST -T "$x.list"
-}
-
-# flip_payload IN OUT: IN with one byte of a counter changed.
-flip_payload() {
-    zstd -q -d -c "$1" >"$2.tar"
-    python3 - "$2.tar" <<'PY'
-import sys, tarfile
-path = sys.argv[1]
-with tarfile.open(path) as t:
-    m = t.getmember("gcda/main.gcda")
-    off = m.offset_data + m.size - 2
-with open(path, "r+b") as f:
-    f.seek(off)
-    b = f.read(1)
-    f.seek(off)
-    f.write(bytes([b[0] ^ 0x10]))
-PY
-    zstd -q -f "$2.tar" -o "$2"
-    rm -f "$2.tar"
-}
-
 sha() {
     sha256sum "$1" | cut -d' ' -f1
 }
