@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "store-internal.h"
+#include "util.h"
 
 #define INDEX_HEADER "# kpgo store index 1\n"
 #define INDEX_COLUMNS                                                                        \
@@ -297,7 +298,7 @@ int kpgo_store_index_write(struct kpgo_store *s, struct kpgo_store_index *idx,
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
 	fd = kpgo_store_tmp_create(s, "index", 0644, name, sizeof(name));
-	r = fd < 0 ? fd : kpgo_store_write_all(fd, text.buf, text.len);
+	r = fd < 0 ? fd : kpgo_write_all(fd, text.buf, text.len);
 	if (!r && fsync(fd) < 0)
 		r = -errno;
 	if (fd >= 0 && close(fd) < 0 && !r)

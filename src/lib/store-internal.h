@@ -35,7 +35,6 @@ void kpgo_store_unlock(struct kpgo_store *s);
 /* A new file in tmp/: "<what>.<pid>.<n>.tmp"; its name into @name. */
 int kpgo_store_tmp_create(struct kpgo_store *s, const char *what, unsigned mode, char *name,
 			  size_t len);
-int kpgo_store_write_all(int fd, const void *data, size_t len);
 
 /* --- store-index.c: entries and the index ----------------------------------- */
 

@@ -16,6 +16,7 @@
 
 #include "sha256.h"
 #include "store-internal.h"
+#include "util.h"
 
 /* --- the directory ------------------------------------------------------ */
 
@@ -178,24 +179,6 @@ int kpgo_store_tmp_create(struct kpgo_store *s, const char *what, unsigned mode,
 	}
 }
 
-int kpgo_store_write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* --- add ---------------------------------------------------------------- */
 
 static int open_input(const char *file, struct kpgo_error *err)
@@ -243,7 +226,7 @@ static int copy_to_tmp(struct kpgo_store *s, const char *file, const char *sha, 
 			break;
 		}
 		kpgo_sha256_update(h, buf, (size_t)n);
-		r = kpgo_store_write_all(out, buf, (size_t)n);
+		r = kpgo_write_all(out, buf, (size_t)n);
 		if (r) {
 			r = kpgo_error_set(err, r, "cannot write '%s/tmp/%s': %s", s->dir, name,
 					   strerror(-r));
