@@ -73,9 +73,18 @@ FUZZ_SECONDS ?= 20
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_CC ?= clang
 
-# Everything: the tool's tests, then the kernel packages of both flavours
-# built and checked (tests/kernel/). check-tool is the quick part alone.
-check: check-tool kernel-check
+# Everything (the README's test command, and CI's): the tool's tests, then
+# the kernel cycle once, as a build farm runs it: the instrumented packages;
+# `make e2e` (root; QEMU), which collects a profile from them and builds the
+# optimized packages with it; those join the instrumented ones in PKGDIR,
+# and the package tests (tests/kernel/packages.bats) check them all, with
+# the profile e2e collected. check-tool is the quick part alone;
+# kernel-check the package tests on `make packages` (the default profile).
+check: check-tool
+	$(MAKE) instr-packages
+	$(MAKE) e2e
+	cp $(E2E_OUT)/packages/*.deb $(E2E_OUT)/packages/*.rpm $(PKGDIR)/
+	$(MAKE) kernel-tests KPGO_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
 
 check-tool: fuzz-smoke unit cli
 
@@ -151,12 +160,22 @@ rpm:
 
 packages: deb rpm
 
+# The instrumented flavour alone (and the tool's packages), both formats.
+instr-packages:
+	$(MAKE) deb DEB_PROFILES=pkg.kpgo.nopgo
+	$(MAKE) rpm RPMBUILD_OPTS="--without pgo"
+
 # The package tests: builds (or reuses) the packages, then checks them
 # as a packager would, and builds once from a changed source tree with the
 # default profile (a stale profile) and once with none.
 kernel-check: packages
+	$(MAKE) kernel-tests
+
+# The package tests alone, on what PKGDIR holds; KPGO_PROFILE: the profile
+# the optimized packages were built with (default: profiles-store's).
+kernel-tests:
 	KPGO=$(CURDIR)/$(B)/kpgo PKGDIR=$(PKGDIR) KPGO_BUILDDIR=$(KPGO_BUILDDIR) \
-		bats --tap tests/kernel/packages.bats
+		$(if $(KPGO_PROFILE),KPGO_PROFILE=$(KPGO_PROFILE)) bats --tap tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
 # tree, booted in QEMU with the training workload (tests/kernel/init-train),
@@ -178,8 +197,10 @@ default-profile: $(B)/kpgo $(KSRC)/Makefile
 # install linux-image-pgo, the optimized kernels (.deb and .rpm) booted.
 # Root only. Settings: E2E_* (see the script), KPGO_ACCEL, JOBS;
 # E2E_INSTR_PKGDIR defaults to PKGDIR. Summary: build/e2e/summary.txt.
+E2E_OUT ?= $(CURDIR)/$(B)/e2e
+
 e2e: $(B)/kpgo workloads
-	E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
+	E2E_OUT=$(E2E_OUT) E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
 # --- install -----------------------------------------------------------
@@ -223,7 +244,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: deb rpm packages kernel-check default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

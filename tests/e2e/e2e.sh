@@ -40,7 +40,9 @@
 #
 # Settings (environment; `make e2e` passes them on):
 #   E2E_OUT=build/e2e           work directory: disk image, repositories,
-#                               store, logs; each step replaces what it writes
+#                               store, logs; each step replaces what it writes.
+#                               profile.path names the profile selected;
+#                               `make check` tests the packages against it
 #   E2E_CACHE=build/e2e-cache   the image archive and the KVM probe's answer
 #   E2E_INSTR_PKGDIR=build/packages   the instrumented packages
 #   E2E_BUILD=1                 0: no build step; the optimized packages are
@@ -327,6 +329,7 @@ profile() {
 	sel=$("$kpgo" store --store "$store" select --release "$rel_i" --cc gcc 2>>"$log") ||
 		fail "kpgo store select --release $rel_i found no profile; see $log"
 	profile_sha=$(sha256sum <"$sel" | cut -d' ' -f1)
+	printf '%s\n' "$sel" >"$out/profile.path"
 	"$kpgo" info "$sel" >"$out/profile-info.txt" 2>&1 || fail "kpgo info '$sel' failed"
 	[ "$(info_value KERNEL_RELEASE)" = "$rel_i" ] ||
 		fail "the profile is of kernel $(info_value KERNEL_RELEASE), not $rel_i"
@@ -422,7 +425,7 @@ for t in qemu-system-x86_64 mkfs.ext4 debugfs dpkg-scanpackages rpm2cpio cpio mm
 	command -v "$t" >/dev/null || { note "'$t' not found (tests/install-deps.sh installs it)"; exit 1; }
 done
 [ -x "$kpgo" ] || { note "no $kpgo (make)"; exit 1; }
-rm -rf "${out:?}/probe" "${out:?}"/console-*.log "${out:?}"/guest-*.txt "${out:?}/boot" \
+rm -rf "${out:?}/probe" "${out:?}/profile.path" "${out:?}"/console-*.log "${out:?}"/guest-*.txt "${out:?}/boot" \
 	"${out:?}/rpm" "$root"
 mkdir -p "$out"
 : >"$summary"

@@ -4,8 +4,10 @@
 # the maintainer scripts, no gcov in the optimized kernel, the profile
 # report; and builds with a stale and with an absent profile.
 #
-# Run by `make kernel-check` after `make packages` (PKGDIR holds the
-# packages; KPGO_BUILDDIR the shared source and build trees).
+# Run by `make kernel-check` after `make packages` (the optimized flavour
+# built with the default profile), and by `make check` after `make e2e`
+# (built with the profile the end-to-end run collected: KPGO_PROFILE).
+# PKGDIR holds the packages; KPGO_BUILDDIR the shared source and build trees.
 # shellcheck disable=SC2154 # bats sets status, output, lines
 
 load '/usr/lib/bats/bats-support/load'
@@ -186,6 +188,20 @@ report_value() {
     grep -q 'KPGO_FORMAT=1' "$rep"
     grep -q 'KERNEL_RELEASE=' "$rep"
     grep -qx "kpgo profile report for kernel $REL_P" "$rep"
+}
+
+@test "the default profile in profiles-store is a valid profile of this kernel" {
+    # make check builds the optimized packages from the profile make e2e
+    # collected (KPGO_PROFILE); make packages uses this one
+    def=$ROOT/profiles-store/linux-6.1-small.kpgo
+    run "$KPGO" info "$def"
+    assert_success
+    assert_line "  KPGO_FORMAT=1"
+    rel=$(sed -n 's/^  KERNEL_RELEASE=//p' <<<"$output")
+    [[ $rel == 6.1.*-pgo-instr ]] || fail "the default profile is of kernel '$rel'"
+    if [ "$rel" != "$REL_I" ]; then
+        echo "# the default profile is of $rel, the source is $KVER: make default-profile" >&3
+    fi
 }
 
 @test "rpm: names, versions, requirements and file lists" {
