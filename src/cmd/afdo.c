@@ -18,12 +18,13 @@ static const char usage_text[] =
 	"and the instrumented build's .gcno into line counts; each function gets its\n"
 	"entry count and its lines' counts by offset from its first line. A name\n"
 	"with several definitions (static functions of one name in different files)\n"
-	"is left out; copies of one definition (a header's static inline function)\n"
-	"are merged. What was written and left out is summed up on stderr.\n"
+	"is left out, unless one is strong and the others weak (OBJ.o tells);\n"
+	"copies of one definition (a header's static inline function) are merged.\n"
+	"What was written and left out is summed up on stderr.\n"
 	"\n"
 	"  -t, --objtree DIR   the instrumented build's object tree, with OBJ.gcno\n"
 	"                      for each profiled OBJ.gcda (default: the profile's\n"
-	"                      BUILD_ROOT); a copy of its .gcno files alone will do\n"
+	"                      BUILD_ROOT); a copy of its .gcno files will do\n"
 	"      --gcov GCOV     the gcov of the GCC that built it (default: gcov-MAJOR\n"
 	"                      of the profile's GCC when in PATH, else gcov)\n"
 	"  -o, --output FILE   the sample profile (written atomically)\n"
@@ -62,14 +63,16 @@ static void print_json(const char *out, const struct kpgo_afdo_result *res)
 	printf(",\n  \"profile_objects\": %zu,\n  \"objects\": %zu,\n  \"functions\": %zu,\n"
 	       "  \"lines\": %zu,\n  \"samples\": %" PRIu64 ",\n  \"unexecuted\": %zu,\n"
 	       "  \"ambiguous_names\": %zu,\n  \"ambiguous_definitions\": %zu,\n"
-	       "  \"ambiguous_samples\": %" PRIu64 ",\n  \"merged_definitions\": %zu,\n"
+	       "  \"ambiguous_samples\": %" PRIu64 ",\n  \"weak_names\": %zu,\n"
+	       "  \"weak_definitions\": %zu,\n  \"merged_definitions\": %zu,\n"
 	       "  \"merged_copies\": %zu,\n  \"unplaced_lines\": %zu,\n"
 	       "  \"unplaced_samples\": %" PRIu64 ",\n  \"far_lines\": %zu,\n"
 	       "  \"negative_counts\": %zu,\n  \"gcov_messages\": %zu",
 	       res->profile_objects, st->objects, st->functions, st->lines, st->samples,
 	       st->unexecuted, st->ambiguous_names, st->ambiguous_defs, st->ambiguous_samples,
-	       st->merged_defs, st->merged_copies, st->unplaced_lines, st->unplaced_samples,
-	       st->far_lines, st->negative_counts, res->gcov_messages);
+	       st->weak_names, st->weak_defs, st->merged_defs, st->merged_copies,
+	       st->unplaced_lines, st->unplaced_samples, st->far_lines, st->negative_counts,
+	       res->gcov_messages);
 	json_list("without_gcno", &res->no_gcno);
 	json_list("other_build", &res->other_build);
 	json_list("ambiguous", &res->ambiguous);
@@ -146,11 +149,12 @@ int cmd_afdo(int argc, char **argv)
 	note(1, "kpgo afdo: wrote %zu functions (%zu lines) to '%s' from %zu of %zu objects; left out: "
 		"%zu names with several definitions (%zu functions, %.1f%% of the line counts), "
 		"%.1f%% of the line counts in no function, %zu unexecuted functions, "
-		"%zu objects without .gcno, %zu of another build; %zu copies of %zu functions merged",
+		"%zu objects without .gcno, %zu of another build; %zu copies of %zu functions merged; "
+		"%zu weak definitions of %zu names overridden by a strong one",
 	     st->functions, st->lines, out, st->objects, res.profile_objects, st->ambiguous_names,
 	     st->ambiguous_defs, pct(st->ambiguous_samples, all), pct(st->unplaced_samples, all),
 	     st->unexecuted, res.no_gcno.n, res.other_build.n, st->merged_copies,
-	     st->merged_defs);
+	     st->merged_defs, st->weak_defs, st->weak_names);
 	if (st->far_lines || st->negative_counts)
 		note(1, "kpgo afdo: also left out: %zu lines 65536 or more past their function's first line; "
 			"%zu negative counts taken as 0",

@@ -26,6 +26,8 @@
 /* gcov's output for one batch; a large kernel object prints a few MiB. */
 #define GCOV_OUTPUT_MAX (1ul << 30)
 #define GCOV_STDERR_MAX (1ul << 20)
+/* An object file read for its symbol table; the kernel's largest are tens of MiB. */
+#define ELF_OBJECT_MAX (512ul << 20)
 
 void kpgo_afdo_result_init(struct kpgo_afdo_result *r)
 {
@@ -342,6 +344,27 @@ out:
 	return r;
 }
 
+/* kpgo_afdo_binding_fn: OBJ.o beside OBJ.gcno, read for its symbol table. */
+static enum kpgo_elf_binding object_binding(void *ctx, const char *object, const char *name)
+{
+	struct converter *c = ctx;
+	struct strbuf rel = STRBUF_INIT, data = STRBUF_INIT;
+	enum kpgo_elf_binding b = KPGO_ELF_UNKNOWN;
+	int fd;
+
+	if (!strbuf_add(&rel, object, strlen(object) - 5) && !strbuf_addstr(&rel, ".o")) {
+		fd = openat(c->gcnofd, rel.buf, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (kpgo_read_fd(fd, &data, ELF_OBJECT_MAX) == 0)
+				b = kpgo_elf_function_binding(data.buf, data.len, name);
+			close(fd);
+		}
+	}
+	strbuf_release(&rel);
+	strbuf_release(&data);
+	return b;
+}
+
 /* One gcov run over pending objects [@from, @to), its documents added to @a. */
 static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size_t to)
 {
@@ -522,7 +545,7 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		if (r)
 			goto out;
 	}
-	r = kpgo_afdo_write(a, &res->text, &res->st, &res->ambiguous);
+	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->st, &res->ambiguous);
 	if (r)
 		r = kpgo_error_set(err, r, "out of memory");
 out:

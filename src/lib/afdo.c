@@ -23,6 +23,7 @@ struct afdo_line {
 
 struct afdo_def {
 	char *file;
+	char *object; /* of the first copy */
 	int64_t start;
 	uint64_t head;
 	size_t copies;
@@ -81,6 +82,7 @@ void kpgo_afdo_free(struct kpgo_afdo *a)
 		for (d = e->defs; d; d = next) {
 			next = d->next;
 			free(d->file);
+			free(d->object);
 			free(d->lines);
 			free(d);
 		}
@@ -126,9 +128,9 @@ static int grow_table(struct kpgo_afdo *a)
 	return 0;
 }
 
-/* The definition (@name, @file, @start), made when new. */
+/* The definition (@name, @file, @start), made when new (first met in @object). */
 static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int64_t start,
-		    struct afdo_def **out)
+		    const char *object, struct afdo_def **out)
 {
 	struct afdo_name *e;
 	struct afdo_def *d;
@@ -155,7 +157,9 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int
 		}
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->file = strdup(file))) {
+	if (!d || !(d->file = strdup(file)) || !(d->object = strdup(object))) {
+		if (d)
+			free(d->file);
 		free(d);
 		return -ENOMEM;
 	}
@@ -342,7 +346,8 @@ static uint64_t count_of(struct kpgo_afdo *a, const struct kpgo_json *v)
 	return (uint64_t)v->i;
 }
 
-static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *cwd)
+static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *cwd,
+		    const char *object)
 {
 	const struct kpgo_json *fns = kpgo_json_get(f, "functions");
 	const struct kpgo_json *lines = kpgo_json_get(f, "lines");
@@ -367,7 +372,7 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 		refs[i].name = kpgo_json_get(fn, "name")->s;
 		refs[i].start = kpgo_json_get(fn, "start_line")->i;
 		refs[i].end = kpgo_json_get(fn, "end_line")->i;
-		r = find_def(a, refs[i].name, key.buf, refs[i].start, &refs[i].def);
+		r = find_def(a, refs[i].name, key.buf, refs[i].start, object, &refs[i].def);
 		if (r)
 			goto out;
 		refs[i].def->head =
@@ -422,7 +427,7 @@ int kpgo_afdo_add_gcov(struct kpgo_afdo *a, const struct kpgo_json *doc, const c
 	cwd = kpgo_json_get(doc, "current_working_directory");
 	files = kpgo_json_get(doc, "files");
 	for (i = 0; i < files->n; i++) {
-		r = add_file(a, &files->v[i], cwd ? cwd->s : "");
+		r = add_file(a, &files->v[i], cwd ? cwd->s : "", object);
 		if (r)
 			return kpgo_error_set(err, r, "out of memory");
 	}
@@ -486,8 +491,60 @@ static int list_ambiguous(struct kpgo_strlist *l, const struct afdo_name *e)
 	return r;
 }
 
-int kpgo_afdo_write(struct kpgo_afdo *a, struct strbuf *out, struct kpgo_afdo_stats *st,
-		    struct kpgo_strlist *ambiguous)
+/* Writes @d as @name's profile; false (nothing written) when never executed. */
+static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
+		     struct kpgo_afdo_stats *st)
+{
+	uint64_t total = def_total(d);
+	size_t j;
+	int r;
+
+	if (!total && !d->head) {
+		st->unexecuted++;
+		return 0;
+	}
+	if (d->copies > 1) {
+		st->merged_defs++;
+		st->merged_copies += d->copies - 1;
+	}
+	r = strbuf_addf(out, "%s:%" PRIu64 ":%" PRIu64 "\n", name, total, d->head);
+	for (j = 0; j < d->n && !r; j++)
+		r = strbuf_addf(out, " %" PRIu32 ": %" PRIu64 "\n", d->lines[j].off, d->lines[j].count);
+	st->functions++;
+	st->lines += d->n;
+	st->samples = kpgo_sat_add(st->samples, total);
+	return r;
+}
+
+/*
+ * Of several definitions of @e's name, the one the linker keeps when it is
+ * the only strong one and all others are weak; NULL otherwise.
+ */
+static struct afdo_def *strong_over_weak(const struct afdo_name *e, kpgo_afdo_binding_fn binding,
+					 void *ctx)
+{
+	struct afdo_def *d, *strong = NULL;
+
+	if (!binding)
+		return NULL;
+	for (d = e->defs; d; d = d->next) {
+		switch (binding(ctx, d->object, e->name)) {
+		case KPGO_ELF_GLOBAL:
+			if (strong)
+				return NULL;
+			strong = d;
+			break;
+		case KPGO_ELF_WEAK:
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return strong;
+}
+
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
+		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous)
 {
 	struct afdo_name **names;
 	size_t i, n = 0;
@@ -508,38 +565,27 @@ int kpgo_afdo_write(struct kpgo_afdo *a, struct strbuf *out, struct kpgo_afdo_st
 	qsort(names, n, sizeof(*names), cmp_name);
 	for (i = 0; i < n && !r; i++) {
 		struct afdo_name *e = names[i];
-		struct afdo_def *d = e->defs;
-		uint64_t total;
-		size_t j;
+		struct afdo_def *d;
 
-		if (e->ndefs > 1) {
-			st->ambiguous_names++;
-			st->ambiguous_defs += e->ndefs;
-			for (; d; d = d->next) {
-				def_merge_lines(d);
-				st->ambiguous_samples = kpgo_sat_add(st->ambiguous_samples, def_total(d));
-			}
-			if (ambiguous)
-				r = list_ambiguous(ambiguous, e);
+		for (d = e->defs; d; d = d->next)
+			def_merge_lines(d);
+		if (e->ndefs == 1) {
+			r = write_def(e->name, e->defs, out, st);
 			continue;
 		}
-		def_merge_lines(d);
-		total = def_total(d);
-		if (!total && !d->head) {
-			st->unexecuted++;
+		d = strong_over_weak(e, binding, ctx);
+		if (d) {
+			st->weak_names++;
+			st->weak_defs += e->ndefs - 1;
+			r = write_def(e->name, d, out, st);
 			continue;
 		}
-		if (d->copies > 1) {
-			st->merged_defs++;
-			st->merged_copies += d->copies - 1;
-		}
-		r = strbuf_addf(out, "%s:%" PRIu64 ":%" PRIu64 "\n", e->name, total, d->head);
-		for (j = 0; j < d->n && !r; j++)
-			r = strbuf_addf(out, " %" PRIu32 ": %" PRIu64 "\n", d->lines[j].off,
-					d->lines[j].count);
-		st->functions++;
-		st->lines += d->n;
-		st->samples = kpgo_sat_add(st->samples, total);
+		st->ambiguous_names++;
+		st->ambiguous_defs += e->ndefs;
+		for (d = e->defs; d; d = d->next)
+			st->ambiguous_samples = kpgo_sat_add(st->ambiguous_samples, def_total(d));
+		if (ambiguous)
+			r = list_ambiguous(ambiguous, e);
 	}
 	free(names);
 	return r ? -ENOMEM : 0;

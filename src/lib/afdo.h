@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elfsym.h"
 #include "json.h"
 #include "strbuf.h"
 #include "util.h"
@@ -36,8 +37,14 @@
  * - copies of one definition in several objects (a static inline function
  *   of a header, given a body in each object that uses it) are merged:
  *   counts added line by line;
- * - a name with more than one definition is left out altogether, executed
- *   or not, so that no function gets another one's counts.
+ * - of a name with several definitions where exactly one is strong
+ *   (global) and all others are weak, the strong one is written: the
+ *   linker keeps only it, so a weak one given its counts is dead code
+ *   (the kernel's __weak defaults, kernel/sys_ni.c's COND_SYSCALL stubs);
+ *   this assumes the definitions meet in one link, as vmlinux's do;
+ * - any other name with more than one definition (static functions, or
+ *   when the bindings are unknown) is left out altogether, executed or
+ *   not, so that no function gets another one's counts.
  * The profile uses plain names: Clang's -funique-internal-linkage-names
  * gives static functions mangled names with a hash (_ZL6helperi.__uniq.N)
  * that gcov does not know, so the optimized build must not use it.
@@ -53,6 +60,8 @@ struct kpgo_afdo;
  * @unexecuted: functions without a single count, left out
  * @ambiguous_names, @ambiguous_defs, @ambiguous_samples: names with more
  *	than one definition, left out; their definitions and line counts
+ * @weak_names, @weak_defs: names whose weak definitions were overridden
+ *	by a strong one (written), and those weak definitions
  * @merged_defs, @merged_copies: definitions with copies in several
  *	objects, and the copies beyond the first (merged)
  * @unplaced_lines, @unplaced_samples: lines that gcov names no function
@@ -71,6 +80,8 @@ struct kpgo_afdo_stats {
 	size_t ambiguous_names;
 	size_t ambiguous_defs;
 	uint64_t ambiguous_samples;
+	size_t weak_names;
+	size_t weak_defs;
 	size_t merged_defs;
 	size_t merged_copies;
 	size_t unplaced_lines;
@@ -100,8 +111,17 @@ void kpgo_afdo_free(struct kpgo_afdo *a);
 int kpgo_afdo_add_gcov(struct kpgo_afdo *a, const struct kpgo_json *doc, const char *object,
 		       struct kpgo_error *err);
 
+/*
+ * How the object @object (as given to kpgo_afdo_add_gcov()) defines the
+ * function @name; KPGO_ELF_UNKNOWN when it cannot tell.
+ */
+typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *object,
+						      const char *name);
+
 /**
  * kpgo_afdo_write() - the sample profile of everything added
+ * @binding, @ctx: tells weak from strong definitions of a name defined
+ *	more than once (NULL: every such name is left out)
  * @out: the text is appended here, functions in byte order of their names,
  *	each function's lines by offset
  * @st: filled in
@@ -110,8 +130,8 @@ int kpgo_afdo_add_gcov(struct kpgo_afdo *a, const struct kpgo_json *doc, const c
  *
  * Returns 0 or -ENOMEM.
  */
-int kpgo_afdo_write(struct kpgo_afdo *a, struct strbuf *out, struct kpgo_afdo_stats *st,
-		    struct kpgo_strlist *ambiguous);
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
+		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
 
 /*
  * True when @version ("12.2.0", gcov's "gcc_version" or --version) is of
@@ -131,7 +151,8 @@ int kpgo_afdo_source_key(const char *cwd, const char *file, struct strbuf *out);
  * struct kpgo_afdo_opts - where the conversion finds what it needs
  * @gcno_dir: where OBJ.gcno lies for the archive's OBJ.gcda: the
  *	instrumented build's object tree, or a copy of its .gcno files laid
- *	out the same way (NULL: the profile's BUILD_ROOT)
+ *	out the same way (NULL: the profile's BUILD_ROOT); OBJ.o there, when
+ *	present, tells weak definitions from strong ones
  * @gcov: the gcov program (found in PATH); must be of the profile's GCC
  *	(NULL: gcov-MAJOR for the profile's GCC when in PATH, else gcov)
  * @tmpdir: where the private work directory goes (NULL: $TMPDIR or /tmp)

@@ -19,8 +19,9 @@ load helpers
 
 # The program. main.c and lib/work.c each have a static helper() with
 # another body (one name, two definitions); lib/util.h has a static inline
-# clamp() that both objects give a body (one definition, two copies). Line
-# numbers matter: the expected offsets below are counted from them.
+# clamp() that both objects give a body (one definition, two copies); pick()
+# is weak in lib/work.c and strong in main.c (the linker keeps main.c's).
+# Line numbers matter: the expected offsets below are counted from them.
 make_afdo_program() {
     local dir=$1
     mkdir -p "$dir/lib"
@@ -31,6 +32,7 @@ static inline __attribute__((noinline)) int clamp(int v, int hi)
 		return hi;
 	return v;
 }
+int pick(int x);
 C
     cat >"$dir/main.c" <<'C'
 #include <stdlib.h>
@@ -55,6 +57,10 @@ int main(int argc, char **argv)
 	}
 	return s == 42;
 }
+int pick(int x)
+{
+	return x > 500;
+}
 C
     cat >"$dir/lib/work.c" <<'C'
 #include "util.h"
@@ -74,7 +80,11 @@ work(int x)
 }
 __attribute__((noinline)) int rare(int x)
 {
-	return x > 500 ? x - 1 : x + 1;
+	return pick(x) ? x - 1 : x + 1;
+}
+__attribute__((weak)) int pick(int x)
+{
+	return x & 1;
 }
 C
     (cd "$dir" && for f in main lib/work; do
@@ -128,7 +138,7 @@ failed_with() {
 @test "afdo writes each function's line counts by offset from its first line" {
     run kpgo afdo -o "$W/out.txt" "$W/p.kpgo"
     assert_success
-    assert_output --partial "kpgo afdo: wrote 4 functions"
+    assert_output --partial "kpgo afdo: wrote 5 functions (17 lines)"
     run cat "$W/out.txt"
     # main starts on line 11: the loop (line 14) ran 1601 times, the
     # branch (15) 1600, rare() (16) every 16th time, work() (18) the rest.
@@ -144,13 +154,13 @@ failed_with() {
     assert_line "rare:200:100"
     # The functions in byte order of their names, nothing else.
     run grep -v '^ ' "$W/out.txt"
-    assert_output "$(printf '%s\n' clamp:3100:3100 main:6404:1 rare:200:100 work:15700:1500)"
+    assert_output "$(printf '%s\n' clamp:3100:3100 main:6404:1 pick:200:100 rare:200:100 work:15700:1500)"
 }
 
 @test "two static functions of one name are left out, copies of one header function merged" {
     run kpgo afdo -v -o "$W/out.txt" "$W/p.kpgo"
     assert_success
-    assert_output --partial "1 names with several definitions (2 functions, 46.0% of the line counts)"
+    assert_output --partial "1 names with several definitions (2 functions, 45.8% of the line counts)"
     assert_output --partial "1 copies of 1 functions merged"
     assert_line "  helper ($B/lib/work.c:2, $B/main.c:5)"
     run grep -c '^helper:' "$W/out.txt"
@@ -160,6 +170,23 @@ failed_with() {
     assert_output "clamp:3100:3100"
 }
 
+@test "a strong definition over a weak one of its name is written, told by the objects' symbols" {
+    run kpgo afdo -o "$W/out.txt" "$W/p.kpgo"
+    assert_success
+    assert_output --partial "1 weak definitions of 1 names overridden by a strong one"
+    # main.c's pick (line 23), called by rare() 100 times; not lib/work.c's.
+    run grep -A2 '^pick:' "$W/out.txt"
+    assert_output "$(printf '%s\n' pick:200:100 ' 0: 100' ' 2: 100')"
+    # Without the .o files, weak cannot be told from strong: left out.
+    mkdir -p "$W/notes/lib"
+    cp "$B/main.gcno" "$W/notes/"
+    cp "$B/lib/work.gcno" "$W/notes/lib/"
+    run kpgo afdo -v --objtree "$W/notes" -o "$W/out.txt" "$W/p.kpgo"
+    assert_success
+    assert_output --partial "2 names with several definitions (4 functions"
+    assert_line "  pick ($B/lib/work.c:20, $B/main.c:23)"
+}
+
 @test "afdo --json sums up what was written and left out" {
     run kpgo afdo -q --json -o "$W/out.txt" "$W/p.kpgo"
     assert_success
@@ -167,9 +194,10 @@ failed_with() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["functions"], d["lines"], d["objects"], d["profile_objects"], d["ambiguous_names"],
-      d["ambiguous_definitions"], d["merged_copies"], d["without_gcno"], d["ambiguous"][0].split()[0])
+      d["ambiguous_definitions"], d["merged_copies"], d["weak_names"], d["without_gcno"],
+      d["ambiguous"][0].split()[0])
 ' /dev/stdin <<<"$output"
-    assert_output "4 15 2 2 1 2 1 [] helper"
+    assert_output "5 17 2 2 1 2 1 1 [] helper"
 }
 
 @test "llvm-profdata-16 reads the text profile" {
@@ -276,6 +304,7 @@ prof_of() {
     run kpgo afdo --objtree "$W/notes" -o "$W/out.txt" "$W/p.kpgo"
     assert_success
     assert_output --partial "wrote 4 functions (15 lines)"
+    assert_output --partial "2 names with several definitions"
     run kpgo afdo --objtree "$W/nowhere" -o "$W/out.txt" "$W/p.kpgo"
     assert_failure 1
     assert_output "kpgo: cannot use '$W/nowhere' as the .gcno directory: No such file or directory"

@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kpgo_json_release(&doc);
 		pos += used;
 	}
-	check(kpgo_afdo_write(a, &out, &st, NULL) == 0);
+	check(kpgo_afdo_write(a, NULL, NULL, &out, &st, NULL) == 0);
 	check_text(&out);
 	kpgo_afdo_free(a);
 	strbuf_release(&out);

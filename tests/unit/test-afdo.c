@@ -61,7 +61,7 @@ static int convert(const char *const *docs, struct strbuf *out, struct kpgo_afdo
 	for (r = 0; *docs && !r; docs++)
 		r = add(a, *docs, "obj.gcda", err);
 	if (!r)
-		r = kpgo_afdo_write(a, out, st, amb);
+		r = kpgo_afdo_write(a, NULL, NULL, out, st, amb);
 	kpgo_afdo_free(a);
 	return r;
 }
@@ -133,6 +133,78 @@ static void test_merge_and_ambiguous(void)
 	}
 	kpgo_strlist_clear(&amb);
 	strbuf_release(&out);
+}
+
+/* Bindings for test_weak(): "OBJECT:NAME=B" entries, B one of l g w. */
+static const char *bindings;
+
+static enum kpgo_elf_binding fake_binding(void *ctx, const char *object, const char *name)
+{
+	char key[256];
+	const char *p;
+
+	(void)ctx;
+	snprintf(key, sizeof(key), "%s:%s=", object, name);
+	p = strstr(bindings, key);
+	if (!p)
+		return KPGO_ELF_UNKNOWN;
+	switch (p[strlen(key)]) {
+	case 'l': return KPGO_ELF_LOCAL;
+	case 'g': return KPGO_ELF_GLOBAL;
+	case 'w': return KPGO_ELF_WEAK;
+	}
+	return KPGO_ELF_UNKNOWN;
+}
+
+static void test_weak(void)
+{
+	/* pick: weak in a, strong in b, weak in c; dup: as bindings say. */
+	static const char *const docs[] = {
+		DOC("/b", "a.gcda", FILE_("a.c", FN("pick", 1, 3, 0) "," FN("dup", 5, 6, 1),
+					  LN(1, 0, "pick") "," LN(5, 1, "dup"))),
+		DOC("/b", "b.gcda", FILE_("b.c", FN("pick", 10, 12, 4) "," FN("dup", 1, 2, 2),
+					  LN(10, 4, "pick") "," LN(11, 3, "pick") "," LN(1, 2, "dup"))),
+		DOC("/b", "c.gcda", FILE_("c.c", FN("pick", 7, 8, 0), LN(7, 0, "pick"))),
+	};
+	static const struct {
+		const char *bindings;
+		const char *text;
+		size_t weak, ambiguous;
+		const char *what;
+	} t[] = {
+		{ "a.gcda:pick=w b.gcda:pick=g c.gcda:pick=w", "pick:7:4\n 0: 4\n 1: 3\n", 1, 1,
+		  "one strong definition over weak ones is written" },
+		{ "a.gcda:pick=w b.gcda:pick=w c.gcda:pick=w", "", 0, 2, "only weak ones: left out" },
+		{ "a.gcda:pick=w b.gcda:pick=g c.gcda:pick=g", "", 0, 2, "two strong ones: left out" },
+		{ "a.gcda:pick=l b.gcda:pick=g c.gcda:pick=w", "", 0, 2,
+		  "a static one beside the strong one: left out" },
+		{ "a.gcda:pick=w b.gcda:pick=g", "", 0, 2, "one binding unknown: left out" },
+		{ "a.gcda:dup=w b.gcda:dup=g a.gcda:pick=w b.gcda:pick=g c.gcda:pick=w",
+		  "dup:2:2\n 0: 2\npick:7:4\n 0: 4\n 1: 3\n", 2, 0, "both names resolved" },
+	};
+	struct kpgo_afdo_stats st;
+	struct kpgo_error err;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct strbuf out = STRBUF_INIT;
+		struct kpgo_afdo *a;
+
+		if (kpgo_afdo_new(&a, V12))
+			bail_out("out of memory");
+		for (j = 0; j < 3; j++)
+			add(a, docs[j], j == 0 ? "a.gcda" : j == 1 ? "b.gcda" : "c.gcda", &err);
+		bindings = t[i].bindings;
+		is_int(kpgo_afdo_write(a, fake_binding, NULL, &out, &st, NULL), 0, "writes");
+		ok(!strcmp(out.buf, t[i].text) && st.weak_names == t[i].weak &&
+		   st.ambiguous_names == t[i].ambiguous, "%s", t[i].what);
+		if (strcmp(out.buf, t[i].text))
+			diag("got '%s'", out.buf);
+		if (i == 0)
+			is_int(st.weak_defs, 2, "two weak definitions dropped");
+		kpgo_afdo_free(a);
+		strbuf_release(&out);
+	}
 }
 
 static void test_counts(void)
@@ -240,7 +312,7 @@ static void test_bad_documents(void)
 		if (strcmp(err.msg, t[i].msg))
 			diag("got '%s'", err.msg);
 	}
-	is_int(kpgo_afdo_write(a, &out, &st, NULL), 0, "writes");
+	is_int(kpgo_afdo_write(a, NULL, NULL, &out, &st, NULL), 0, "writes");
 	is_str(out.buf, "g:1:1\n 0: 1\n", "only the good document's function");
 	is_int(st.objects, 1, "one document counted");
 	kpgo_afdo_free(a);
@@ -298,6 +370,7 @@ int main(void)
 {
 	test_offsets();
 	test_merge_and_ambiguous();
+	test_weak();
 	test_counts();
 	test_order();
 	test_bad_documents();
