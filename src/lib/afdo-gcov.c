@@ -80,7 +80,7 @@ static int run_gcov(char *const argv[], int dirfd, int errdirfd, const char *err
 		return r;
 	}
 	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(errfd, 2) < 0 ||
 		    fchdir(dirfd) < 0)

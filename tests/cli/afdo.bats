@@ -15,6 +15,9 @@
 # The LLVM checks skip, saying so, where clang-16/llvm-profdata-16/lld-16
 # are not installed (tests/install-deps.sh installs them).
 
+# The fake gcov programs' bodies below are script text, expanded when they run.
+# shellcheck disable=SC2016
+
 load helpers
 
 # The program. main.c and lib/work.c each have a static helper() with
