@@ -23,6 +23,7 @@ static const struct subcommand commands[] = {
 	{ "store", cmd_store, "add, list, select, verify and prune stored profiles" },
 	{ "flags", cmd_flags, "print the compiler flags for the optimized build" },
 	{ "report", cmd_report, "how much of the profile an optimized build applied" },
+	{ "afdo", cmd_afdo, "convert a profile for Clang (LLVM sample profile)" },
 	{ "spool", cmd_spool, "on a machine: collect into the spool, upload, prune" },
 };
 

@@ -8,6 +8,8 @@ pkgs=(
     libarchive-dev libssl-dev libzstd-dev zstd
     bats bats-support bats-assert
     clang libclang-rt-14-dev
+    # kpgo afdo's proof that Clang uses the converted profile (tests/cli/afdo.bats)
+    clang-16 llvm-16 lld-16
     shellcheck valgrind python3
     gcc-11
     # the kernel flavours as .deb and .rpm packages

@@ -88,6 +88,11 @@ refused() {
     assert_output --partial "$want"
     run kpgo store --store "$W/store" add "$a"
     assert_failure 1
+    run kpgo afdo -o "$W/a.afdo.txt" "$a"
+    assert_failure 1
+    assert_output --partial "$want"
+    [ "${#lines[@]}" -eq 1 ]
+    [ ! -e "$W/a.afdo.txt" ]
     run find "$W/tree" -type f
     assert_output ""
     [ ! -e "$W/m.kpgo" ]

@@ -5,7 +5,7 @@
  * Usage: fuzz-seeds NAME DIR
  *
  * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
- * config). The
+ * config, json). The
  * seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
@@ -267,6 +267,40 @@ static int seeds_config(void)
 	return 0;
 }
 
+/* gcov --json-format --stdout, as GCC 12 prints it for two objects. */
+static int seeds_json(void)
+{
+	static const char two[] =
+		"{\"gcc_version\": \"12.2.0\", \"files\": [{\"lines\": [{\"branches\": [], "
+		"\"count\": 1600, \"line_number\": 5, \"unexecuted_block\": false, "
+		"\"function_name\": \"helper\"}, {\"branches\": [], \"count\": 800, "
+		"\"line_number\": 8, \"unexecuted_block\": false, \"function_name\": \"helper\"}, "
+		"{\"branches\": [], \"count\": 1, \"line_number\": 30, \"unexecuted_block\": true}], "
+		"\"functions\": [{\"blocks\": 4, \"end_column\": 1, \"start_line\": 5, "
+		"\"name\": \"helper\", \"blocks_executed\": 4, \"execution_count\": 1600, "
+		"\"demangled_name\": \"helper\", \"start_column\": 38, \"end_line\": 10}], "
+		"\"file\": \"main.c\"}, {\"lines\": [{\"branches\": [], \"count\": 1600, "
+		"\"line_number\": 1, \"unexecuted_block\": false, \"function_name\": \"clamp\"}], "
+		"\"functions\": [{\"blocks\": 1, \"end_column\": 1, \"start_line\": 1, "
+		"\"name\": \"clamp\", \"blocks_executed\": 1, \"execution_count\": 1600, "
+		"\"demangled_name\": \"clamp\", \"start_column\": 45, \"end_line\": 6}], "
+		"\"file\": \"lib/util.h\"}], \"format_version\": \"1\", "
+		"\"current_working_directory\": \"/tmp/b\", \"data_file\": \"main.gcda\"}\n"
+		"{\"gcc_version\": \"12.2.0\", \"files\": [{\"lines\": [{\"branches\": [], "
+		"\"count\": 1500, \"line_number\": 1, \"unexecuted_block\": false, "
+		"\"function_name\": \"clamp\"}], \"functions\": [{\"blocks\": 1, "
+		"\"end_column\": 1, \"start_line\": 1, \"name\": \"clamp\", "
+		"\"blocks_executed\": 1, \"execution_count\": 1500, \"demangled_name\": "
+		"\"clamp\", \"start_column\": 45, \"end_line\": 6}], \"file\": "
+		"\"../lib/./util.h\"}], \"format_version\": \"1\", "
+		"\"current_working_directory\": \"/tmp/b/x\", \"data_file\": \"x/w.gcda\"}\n";
+	static const char values[] =
+		"[null, true, false, -0, 12.5e-3, \"\\u00e9\\ud83d\\ude00\\n\", {\"a\": [[]]}]";
+
+	return write_seed("gcov.json", two, sizeof(two) - 1) ||
+	       write_seed("values.json", values, sizeof(values) - 1);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -278,6 +312,7 @@ int main(int argc, char **argv)
 		{ "manifest", seeds_manifest },
 		{ "buildlog", seeds_buildlog },
 		{ "config", seeds_config },
+		{ "json", seeds_json },
 	};
 	size_t i;
 

@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gcov's per-line counts as per-function AutoFDO records; see afdo.h for
+ * the rules. The definitions are kept in a hash table by name, each
+ * name's definitions in a list, each definition's lines in an array that
+ * is sorted and merged only when written.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afdo.h"
+#include "gcda.h"
+
+/* LLVM keeps the low 16 bits of a line offset (FunctionSamples::getOffset). */
+#define AFDO_OFFSET_MAX 0xffffu
+
+struct afdo_line {
+	uint32_t off;
+	uint64_t count;
+};
+
+struct afdo_def {
+	char *file;
+	char *object; /* of the first copy */
+	int64_t start;
+	uint64_t head;
+	size_t copies;
+	size_t n, alloc;
+	struct afdo_line *lines;
+	struct afdo_def *next;
+};
+
+struct afdo_name {
+	char *name;
+	struct afdo_def *defs;
+	size_t ndefs;
+};
+
+struct kpgo_afdo {
+	uint32_t version;
+	size_t objects;
+	size_t unplaced_lines;
+	uint64_t unplaced_samples;
+	size_t far_lines;
+	size_t negative_counts;
+	struct afdo_name **slots;
+	size_t cap, used;
+};
+
+int kpgo_afdo_new(struct kpgo_afdo **ap, uint32_t gcov_version)
+{
+	struct kpgo_afdo *a = calloc(1, sizeof(*a));
+
+	*ap = NULL;
+	if (!a)
+		return -ENOMEM;
+	a->version = gcov_version;
+	a->cap = 1024;
+	a->slots = calloc(a->cap, sizeof(*a->slots));
+	if (!a->slots) {
+		free(a);
+		return -ENOMEM;
+	}
+	*ap = a;
+	return 0;
+}
+
+void kpgo_afdo_free(struct kpgo_afdo *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->cap; i++) {
+		struct afdo_name *e = a->slots[i];
+		struct afdo_def *d, *next;
+
+		if (!e)
+			continue;
+		for (d = e->defs; d; d = next) {
+			next = d->next;
+			free(d->file);
+			free(d->object);
+			free(d->lines);
+			free(d);
+		}
+		free(e->name);
+		free(e);
+	}
+	free(a->slots);
+	free(a);
+}
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int grow_table(struct kpgo_afdo *a)
+{
+	size_t ncap = a->cap * 2, i;
+	struct afdo_name **ns;
+
+	if (ncap > SIZE_MAX / sizeof(*ns))
+		return -ENOMEM;
+	ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < a->cap; i++) {
+		size_t j;
+
+		if (!a->slots[i])
+			continue;
+		j = hash_name(a->slots[i]->name) & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = a->slots[i];
+	}
+	free(a->slots);
+	a->slots = ns;
+	a->cap = ncap;
+	return 0;
+}
+
+/* The definition (@name, @file, @start), made when new (first met in @object). */
+static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int64_t start,
+		    const char *object, struct afdo_def **out)
+{
+	struct afdo_name *e;
+	struct afdo_def *d;
+	size_t j;
+
+	if (a->used * 2 >= a->cap && grow_table(a))
+		return -ENOMEM;
+	j = hash_name(name) & (a->cap - 1);
+	while ((e = a->slots[j]) && strcmp(e->name, name))
+		j = (j + 1) & (a->cap - 1);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e || !(e->name = strdup(name))) {
+			free(e);
+			return -ENOMEM;
+		}
+		a->slots[j] = e;
+		a->used++;
+	}
+	for (d = e->defs; d; d = d->next) {
+		if (d->start == start && !strcmp(d->file, file)) {
+			*out = d;
+			return 0;
+		}
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->file = strdup(file)) || !(d->object = strdup(object))) {
+		if (d)
+			free(d->file);
+		free(d);
+		return -ENOMEM;
+	}
+	d->start = start;
+	/* Kept in the order met, so that messages list them as found. */
+	if (!e->defs) {
+		e->defs = d;
+	} else {
+		struct afdo_def *t = e->defs;
+
+		while (t->next)
+			t = t->next;
+		t->next = d;
+	}
+	e->ndefs++;
+	*out = d;
+	return 0;
+}
+
+static int def_add_line(struct afdo_def *d, uint32_t off, uint64_t count)
+{
+	if (d->n == d->alloc) {
+		size_t na = d->alloc ? 2 * d->alloc : 8;
+		struct afdo_line *nl;
+
+		if (na > SIZE_MAX / sizeof(*nl))
+			return -ENOMEM;
+		nl = realloc(d->lines, na * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		d->lines = nl;
+		d->alloc = na;
+	}
+	d->lines[d->n].off = off;
+	d->lines[d->n].count = count;
+	d->n++;
+	return 0;
+}
+
+/* --- the document's shape --------------------------------------------- */
+
+struct shape {
+	const char *object;
+	struct kpgo_error *err;
+	char where[128];
+};
+
+static int bad(struct shape *s, const char *what)
+{
+	return kpgo_error_set(s->err, -EINVAL, "malformed gcov output for '%s': %s%s%s", s->object,
+			      s->where, s->where[0] ? " " : "", what);
+}
+
+/* Member @key of @obj with type @t (or NULL when @optional and absent). */
+static const struct kpgo_json *member(struct shape *s, const struct kpgo_json *obj,
+				      const char *key, enum kpgo_json_type t, bool optional,
+				      int *r)
+{
+	const struct kpgo_json *v = kpgo_json_get(obj, key);
+	char what[160];
+
+	if (!v && optional)
+		return NULL;
+	if (!v) {
+		snprintf(what, sizeof(what), "has no '%s'", key);
+		*r = bad(s, what);
+		return NULL;
+	}
+	if (v->type != t || (t == KPGO_JSON_NUMBER && !v->is_int)) {
+		snprintf(what, sizeof(what), "'%s' is %s %s, not %s", key,
+			 v->type == KPGO_JSON_ARRAY || v->type == KPGO_JSON_OBJECT ? "an" : "a",
+			 v->type == KPGO_JSON_NUMBER && !v->is_int ? "non-integer number" :
+			 kpgo_json_type_name(v->type),
+			 t == KPGO_JSON_NUMBER ? "an integer" :
+			 t == KPGO_JSON_ARRAY ? "an array" :
+			 t == KPGO_JSON_OBJECT ? "an object" : "a string");
+		*r = bad(s, what);
+		return NULL;
+	}
+	return v;
+}
+
+/* A function name as the text format can carry it: no blanks or controls. */
+static bool name_ok(const char *n)
+{
+	if (!*n)
+		return false;
+	for (; *n; n++)
+		if ((unsigned char)*n <= ' ' || *n == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_shape(struct shape *s, const struct kpgo_json *doc, uint32_t version)
+{
+	const struct kpgo_json *files, *v;
+	size_t i, j;
+	int r = 0;
+
+	s->where[0] = '\0';
+	if (doc->type != KPGO_JSON_OBJECT)
+		return bad(s, "is not an object");
+	v = member(s, doc, "gcc_version", KPGO_JSON_STRING, false, &r);
+	if (!v)
+		return r;
+	if (version && !kpgo_afdo_version_matches(v->s, version)) {
+		char vs[5];
+
+		kpgo_gcc_version_str(version, vs);
+		return kpgo_error_set(s->err, -EINVAL,
+				      "gcov output for '%s' is of GCC %.40s, the profile of gcov version '%s'",
+				      s->object, v->s, vs);
+	}
+	if (!member(s, doc, "current_working_directory", KPGO_JSON_STRING, true, &r) && r)
+		return r;
+	files = member(s, doc, "files", KPGO_JSON_ARRAY, false, &r);
+	if (!files)
+		return r;
+	for (i = 0; i < files->n; i++) {
+		const struct kpgo_json *f = &files->v[i], *fns, *lines;
+
+		snprintf(s->where, sizeof(s->where), "files[%zu]", i);
+		if (f->type != KPGO_JSON_OBJECT)
+			return bad(s, "is not an object");
+		if (!member(s, f, "file", KPGO_JSON_STRING, false, &r))
+			return r;
+		if (!(fns = member(s, f, "functions", KPGO_JSON_ARRAY, false, &r)))
+			return r;
+		if (!(lines = member(s, f, "lines", KPGO_JSON_ARRAY, false, &r)))
+			return r;
+		for (j = 0; j < fns->n; j++) {
+			const struct kpgo_json *fn = &fns->v[j], *name, *start, *end;
+
+			snprintf(s->where, sizeof(s->where), "files[%zu].functions[%zu]", i, j);
+			if (fn->type != KPGO_JSON_OBJECT)
+				return bad(s, "is not an object");
+			if (!(name = member(s, fn, "name", KPGO_JSON_STRING, false, &r)) ||
+			    !(start = member(s, fn, "start_line", KPGO_JSON_NUMBER, false, &r)) ||
+			    !(end = member(s, fn, "end_line", KPGO_JSON_NUMBER, false, &r)) ||
+			    !member(s, fn, "execution_count", KPGO_JSON_NUMBER, false, &r))
+				return r;
+			if (!name_ok(name->s))
+				return bad(s, "has a name with blanks or control characters");
+			if (start->i < 1 || end->i < start->i)
+				return bad(s, "has no valid line range");
+		}
+		for (j = 0; j < lines->n; j++) {
+			const struct kpgo_json *l = &lines->v[j], *ln;
+
+			snprintf(s->where, sizeof(s->where), "files[%zu].lines[%zu]", i, j);
+			if (l->type != KPGO_JSON_OBJECT)
+				return bad(s, "is not an object");
+			if (!(ln = member(s, l, "line_number", KPGO_JSON_NUMBER, false, &r)) ||
+			    !member(s, l, "count", KPGO_JSON_NUMBER, false, &r))
+				return r;
+			if (!member(s, l, "function_name", KPGO_JSON_STRING, true, &r) && r)
+				return r;
+			if (ln->i < 1)
+				return bad(s, "has no valid line number");
+		}
+	}
+	return 0;
+}
+
+/* --- adding a document ------------------------------------------------- */
+
+struct fn_ref {
+	const char *name;
+	int64_t start, end;
+	struct afdo_def *def;
+};
+
+static int cmp_fn_ref(const void *a, const void *b)
+{
+	return strcmp(((const struct fn_ref *)a)->name, ((const struct fn_ref *)b)->name);
+}
+
+static uint64_t count_of(struct kpgo_afdo *a, const struct kpgo_json *v)
+{
+	if (v->i < 0) {
+		a->negative_counts++;
+		return 0;
+	}
+	return (uint64_t)v->i;
+}
+
+static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *cwd,
+		    const char *object)
+{
+	const struct kpgo_json *fns = kpgo_json_get(f, "functions");
+	const struct kpgo_json *lines = kpgo_json_get(f, "lines");
+	struct strbuf key = STRBUF_INIT;
+	struct fn_ref *refs = NULL;
+	size_t i;
+	int r;
+
+	r = kpgo_afdo_source_key(cwd, kpgo_json_get(f, "file")->s, &key);
+	if (r)
+		goto out;
+	if (fns->n) {
+		refs = calloc(fns->n, sizeof(*refs));
+		if (!refs) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < fns->n; i++) {
+		const struct kpgo_json *fn = &fns->v[i];
+
+		refs[i].name = kpgo_json_get(fn, "name")->s;
+		refs[i].start = kpgo_json_get(fn, "start_line")->i;
+		refs[i].end = kpgo_json_get(fn, "end_line")->i;
+		r = find_def(a, refs[i].name, key.buf, refs[i].start, object, &refs[i].def);
+		if (r)
+			goto out;
+		refs[i].def->head =
+			kpgo_sat_add(refs[i].def->head, count_of(a, kpgo_json_get(fn, "execution_count")));
+		refs[i].def->copies++;
+	}
+	if (fns->n > 1)
+		qsort(refs, fns->n, sizeof(*refs), cmp_fn_ref);
+	for (i = 0; i < lines->n; i++) {
+		const struct kpgo_json *l = &lines->v[i], *fname = kpgo_json_get(l, "function_name");
+		int64_t ln = kpgo_json_get(l, "line_number")->i;
+		uint64_t count = count_of(a, kpgo_json_get(l, "count"));
+		struct fn_ref needle, *ref = NULL;
+
+		if (fname && fns->n) {
+			needle.name = fname->s;
+			ref = bsearch(&needle, refs, fns->n, sizeof(*refs), cmp_fn_ref);
+		}
+		if (!ref || ln < ref->start || ln > ref->end) {
+			if (count) {
+				a->unplaced_lines++;
+				a->unplaced_samples = kpgo_sat_add(a->unplaced_samples, count);
+			}
+			continue;
+		}
+		if ((uint64_t)(ln - ref->start) > AFDO_OFFSET_MAX) {
+			a->far_lines++;
+			continue;
+		}
+		r = def_add_line(ref->def, (uint32_t)(ln - ref->start), count);
+		if (r)
+			goto out;
+	}
+	r = 0;
+out:
+	free(refs);
+	strbuf_release(&key);
+	return r;
+}
+
+int kpgo_afdo_add_gcov(struct kpgo_afdo *a, const struct kpgo_json *doc, const char *object,
+		       struct kpgo_error *err)
+{
+	struct shape s = { .object = object, .err = err };
+	const struct kpgo_json *files, *cwd;
+	size_t i;
+	int r;
+
+	r = check_shape(&s, doc, a->version);
+	if (r)
+		return r;
+	cwd = kpgo_json_get(doc, "current_working_directory");
+	files = kpgo_json_get(doc, "files");
+	for (i = 0; i < files->n; i++) {
+		r = add_file(a, &files->v[i], cwd ? cwd->s : "", object);
+		if (r)
+			return kpgo_error_set(err, r, "out of memory");
+	}
+	a->objects++;
+	return 0;
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct afdo_line *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sorts @d's lines and adds up those of one offset (copies, group lines). */
+static void def_merge_lines(struct afdo_def *d)
+{
+	size_t i, n = 0;
+
+	if (d->n > 1)
+		qsort(d->lines, d->n, sizeof(*d->lines), cmp_line);
+	for (i = 0; i < d->n; i++) {
+		if (n && d->lines[n - 1].off == d->lines[i].off)
+			d->lines[n - 1].count = kpgo_sat_add(d->lines[n - 1].count, d->lines[i].count);
+		else
+			d->lines[n++] = d->lines[i];
+	}
+	d->n = n;
+}
+
+static uint64_t def_total(const struct afdo_def *d)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		t = kpgo_sat_add(t, d->lines[i].count);
+	return t;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((*(struct afdo_name *const *)a)->name, (*(struct afdo_name *const *)b)->name);
+}
+
+static int list_ambiguous(struct kpgo_strlist *l, const struct afdo_name *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct afdo_def *d;
+	int r = strbuf_addf(&sb, "%s (", e->name);
+
+	for (d = e->defs; d && !r; d = d->next)
+		r = strbuf_addf(&sb, "%s%s:%" PRId64, d == e->defs ? "" : ", ", d->file, d->start);
+	if (!r)
+		r = strbuf_addch(&sb, ')');
+	if (!r)
+		r = kpgo_strlist_add(l, sb.buf);
+	strbuf_release(&sb);
+	return r;
+}
+
+/* Writes @d as @name's profile; false (nothing written) when never executed. */
+static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
+		     struct kpgo_afdo_stats *st)
+{
+	uint64_t total = def_total(d);
+	size_t j;
+	int r;
+
+	if (!total && !d->head) {
+		st->unexecuted++;
+		return 0;
+	}
+	if (d->copies > 1) {
+		st->merged_defs++;
+		st->merged_copies += d->copies - 1;
+	}
+	r = strbuf_addf(out, "%s:%" PRIu64 ":%" PRIu64 "\n", name, total, d->head);
+	for (j = 0; j < d->n && !r; j++)
+		r = strbuf_addf(out, " %" PRIu32 ": %" PRIu64 "\n", d->lines[j].off, d->lines[j].count);
+	st->functions++;
+	st->lines += d->n;
+	st->samples = kpgo_sat_add(st->samples, total);
+	return r;
+}
+
+/*
+ * Of several definitions of @e's name, the one the linker keeps when it is
+ * the only strong one and all others are weak; NULL otherwise.
+ */
+static struct afdo_def *strong_over_weak(const struct afdo_name *e, kpgo_afdo_binding_fn binding,
+					 void *ctx)
+{
+	struct afdo_def *d, *strong = NULL;
+
+	if (!binding)
+		return NULL;
+	for (d = e->defs; d; d = d->next) {
+		switch (binding(ctx, d->object, e->name)) {
+		case KPGO_ELF_GLOBAL:
+			if (strong)
+				return NULL;
+			strong = d;
+			break;
+		case KPGO_ELF_WEAK:
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return strong;
+}
+
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
+		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous)
+{
+	struct afdo_name **names;
+	size_t i, n = 0;
+	int r = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->objects = a->objects;
+	st->unplaced_lines = a->unplaced_lines;
+	st->unplaced_samples = a->unplaced_samples;
+	st->far_lines = a->far_lines;
+	st->negative_counts = a->negative_counts;
+	names = malloc((a->used ? a->used : 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < a->cap; i++)
+		if (a->slots[i])
+			names[n++] = a->slots[i];
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n && !r; i++) {
+		struct afdo_name *e = names[i];
+		struct afdo_def *d;
+
+		for (d = e->defs; d; d = d->next)
+			def_merge_lines(d);
+		if (e->ndefs == 1) {
+			r = write_def(e->name, e->defs, out, st);
+			continue;
+		}
+		d = strong_over_weak(e, binding, ctx);
+		if (d) {
+			st->weak_names++;
+			st->weak_defs += e->ndefs - 1;
+			r = write_def(e->name, d, out, st);
+			continue;
+		}
+		st->ambiguous_names++;
+		st->ambiguous_defs += e->ndefs;
+		for (d = e->defs; d; d = d->next)
+			st->ambiguous_samples = kpgo_sat_add(st->ambiguous_samples, def_total(d));
+		if (ambiguous)
+			r = list_ambiguous(ambiguous, e);
+	}
+	free(names);
+	return r ? -ENOMEM : 0;
+}
+
+/* --- helpers ------------------------------------------------------------ */
+
+static bool parse_uint(const char **p, unsigned *v)
+{
+	unsigned x = 0;
+
+	if (**p < '0' || **p > '9')
+		return false;
+	while (**p >= '0' && **p <= '9') {
+		if (x > 100000)
+			return false;
+		x = x * 10 + (unsigned)(**p - '0');
+		(*p)++;
+	}
+	*v = x;
+	return true;
+}
+
+bool kpgo_afdo_version_matches(const char *version, uint32_t stamp)
+{
+	struct kpgo_gcc_version gv;
+	unsigned major, minor;
+	const char *p = version;
+
+	if (kpgo_gcc_version_decode(stamp, &gv))
+		return false;
+	if (!parse_uint(&p, &major) || *p++ != '.' || !parse_uint(&p, &minor))
+		return false;
+	if (*p && *p != '.' && *p != ' ' && *p != '-')
+		return false;
+	return major == gv.major && minor == gv.minor;
+}
+
+int kpgo_afdo_source_key(const char *cwd, const char *file, struct strbuf *out)
+{
+	struct strbuf joined = STRBUF_INIT;
+	size_t base = out->len, root;
+	const char *c;
+	int r = 0;
+
+	if (file[0] != '/' && cwd && *cwd)
+		r = strbuf_addf(&joined, "%s/%s", cwd, file);
+	else
+		r = strbuf_addstr(&joined, file);
+	if (r)
+		return -ENOMEM;
+	if (joined.buf[0] == '/')
+		r = strbuf_addch(out, '/');
+	root = out->len; /* never removed by ".." */
+	for (c = joined.buf; *c && !r;) {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+
+		if (n == 0 || (n == 1 && c[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && c[0] == '.' && c[1] == '.' && out->len > root &&
+			   !(out->len - root >= 2 && !strcmp(out->buf + out->len - 2, "..") &&
+			     (out->len - root == 2 || out->buf[out->len - 3] == '/'))) {
+			/* Drops the last component. */
+			char *slash = strrchr(out->buf + root, '/');
+
+			out->len = slash ? (size_t)(slash - out->buf) : root;
+			out->buf[out->len] = '\0';
+		} else if (n == 2 && c[0] == '.' && c[1] == '.' && joined.buf[0] == '/') {
+			/* "/.." is "/". */
+		} else {
+			if (out->len > root)
+				r = strbuf_addch(out, '/');
+			if (!r)
+				r = strbuf_add(out, c, n);
+		}
+		if (!e)
+			break;
+		c = e + 1;
+	}
+	if (!r && out->len == base)
+		r = strbuf_addch(out, '.');
+	strbuf_release(&joined);
+	return r ? -ENOMEM : 0;
+}

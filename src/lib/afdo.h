@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_AFDO_H
+#define KPGO_AFDO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elfsym.h"
+#include "json.h"
+#include "strbuf.h"
+#include "util.h"
+
+/*
+ * A kpgo profile as an LLVM sample profile (the AutoFDO text format that
+ * `llvm-profdata merge --sample` reads), for Clang's -fprofile-sample-use.
+ *
+ * GCC's own gcov does the arc-to-line arithmetic: each object's .gcda and
+ * the instrumented build's .gcno go through `gcov --json-format --stdout`,
+ * and this module turns gcov's per-line execution counts into per-function
+ * counts by line offset from the function's first line:
+ *
+ *	name:TOTAL:HEAD
+ *	 OFFSET: COUNT
+ *
+ * HEAD is the function's entry count, TOTAL the sum of its lines' counts.
+ * A line belongs to a function when gcov names that function on it and it
+ * lies between the function's first and last line, in its file; a line's
+ * count is gcov's: every execution of the line in that object, copies of
+ * it inlined into other functions of the object included. Lines gcov names
+ * no function for (code inlined before instrumentation, whose function has
+ * no body of its own in the object) cannot be placed and are left out.
+ *
+ * Names: the text format, and Clang's sample loader, know a function by
+ * its name alone, so two static functions of one name in two files would
+ * get one profile. A definition is (name, source file, first line):
+ * - copies of one definition in several objects (a static inline function
+ *   of a header, given a body in each object that uses it) are merged:
+ *   counts added line by line;
+ * - of a name with several definitions where exactly one is strong
+ *   (global) and all others are weak, the strong one is written: the
+ *   linker keeps only it, so a weak one given its counts is dead code
+ *   (the kernel's __weak defaults, kernel/sys_ni.c's COND_SYSCALL stubs);
+ *   this assumes the definitions meet in one link, as vmlinux's do;
+ * - any other name with more than one definition (static functions, or
+ *   when the bindings are unknown) is left out altogether, executed or
+ *   not, so that no function gets another one's counts.
+ * The profile uses plain names: Clang's -funique-internal-linkage-names
+ * gives static functions mangled names with a hash (_ZL6helperi.__uniq.N)
+ * that gcov does not know, so the optimized build must not use it.
+ */
+
+struct kpgo_afdo;
+
+/**
+ * struct kpgo_afdo_stats - what a conversion wrote and left out
+ * @objects: gcov documents added (one per object)
+ * @functions, @lines, @samples: written: functions, their lines, and the
+ *	sum of their TOTALs
+ * @unexecuted: functions without a single count, left out
+ * @ambiguous_names, @ambiguous_defs, @ambiguous_samples: names with more
+ *	than one definition, left out; their definitions and line counts
+ * @weak_names, @weak_defs: names whose weak definitions were overridden
+ *	by a strong one (written), and those weak definitions
+ * @merged_defs, @merged_copies: definitions with copies in several
+ *	objects, and the copies beyond the first (merged)
+ * @unplaced_lines, @unplaced_samples: lines that gcov names no function
+ *	for, left out, and their counts
+ * @far_lines: lines 65536 or more past their function's first line (LLVM
+ *	keeps 16 bits of an offset), left out
+ * @negative_counts: counts below zero in gcov's output (inconsistent
+ *	counters of an SMP kernel), taken as zero
+ */
+struct kpgo_afdo_stats {
+	size_t objects;
+	size_t functions;
+	size_t lines;
+	uint64_t samples;
+	size_t unexecuted;
+	size_t ambiguous_names;
+	size_t ambiguous_defs;
+	uint64_t ambiguous_samples;
+	size_t weak_names;
+	size_t weak_defs;
+	size_t merged_defs;
+	size_t merged_copies;
+	size_t unplaced_lines;
+	uint64_t unplaced_samples;
+	size_t far_lines;
+	size_t negative_counts;
+};
+
+/*
+ * A new, empty conversion. @gcov_version (a stamp such as 'B22*', 0 for
+ * none) is the profile's: every document must come from a gcov of that
+ * GCC release (its "gcc_version").
+ */
+int kpgo_afdo_new(struct kpgo_afdo **ap, uint32_t gcov_version);
+void kpgo_afdo_free(struct kpgo_afdo *a);
+
+/**
+ * kpgo_afdo_add_gcov() - add one object's gcov --json-format document
+ * @doc: the parsed document
+ * @object: the object's name, for messages
+ *
+ * Checks the document's shape (the members used must be there, of the
+ * right types) and gcc_version. Returns 0, -EINVAL with "malformed gcov
+ * output for 'OBJECT': ..." or a version message in @err, or -ENOMEM.
+ * Nothing is added on failure.
+ */
+int kpgo_afdo_add_gcov(struct kpgo_afdo *a, const struct kpgo_json *doc, const char *object,
+		       struct kpgo_error *err);
+
+/*
+ * How the object @object (as given to kpgo_afdo_add_gcov()) defines the
+ * function @name; KPGO_ELF_UNKNOWN when it cannot tell.
+ */
+typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *object,
+						      const char *name);
+
+/**
+ * kpgo_afdo_write() - the sample profile of everything added
+ * @binding, @ctx: tells weak from strong definitions of a name defined
+ *	more than once (NULL: every such name is left out)
+ * @out: the text is appended here, functions in byte order of their names,
+ *	each function's lines by offset
+ * @st: filled in
+ * @ambiguous: when not NULL, the names left out for having several
+ *	definitions, each as "NAME (FILE:LINE, FILE:LINE...)"
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
+		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
+
+/*
+ * True when @version ("12.2.0", gcov's "gcc_version" or --version) is of
+ * the GCC release whose gcov stamp is @stamp (major and minor agree).
+ */
+bool kpgo_afdo_version_matches(const char *version, uint32_t stamp);
+
+/*
+ * A source file name as one key: @file joined to @cwd when relative, "."
+ * components and "dir/.." pairs removed. Appended to @out.
+ */
+int kpgo_afdo_source_key(const char *cwd, const char *file, struct strbuf *out);
+
+/* --- running gcov over a profile archive (afdo-gcov.c) ------------------ */
+
+/**
+ * struct kpgo_afdo_opts - where the conversion finds what it needs
+ * @gcno_dir: where OBJ.gcno lies for the archive's OBJ.gcda: the
+ *	instrumented build's object tree, or a copy of its .gcno files laid
+ *	out the same way (NULL: the profile's BUILD_ROOT); OBJ.o there, when
+ *	present, tells weak definitions from strong ones
+ * @gcov: the gcov program (found in PATH); must be of the profile's GCC
+ *	(NULL: gcov-MAJOR for the profile's GCC when in PATH, else gcov)
+ * @tmpdir: where the private work directory goes (NULL: $TMPDIR or /tmp)
+ * @batch: objects per gcov run (0: a default)
+ */
+struct kpgo_afdo_opts {
+	const char *gcno_dir;
+	const char *gcov;
+	const char *tmpdir;
+	size_t batch;
+};
+
+/**
+ * struct kpgo_afdo_result - a conversion's output and findings
+ * @text: the AutoFDO text profile
+ * @st: its statistics
+ * @profile_objects: objects in the archive
+ * @no_gcno: objects without a .gcno, left out
+ * @other_build: objects whose .gcno has another stamp than their .gcda
+ *	(not the build the profile was collected from), left out
+ * @ambiguous: names left out for having several definitions
+ * @gcov_messages, @gcov_first_message: lines gcov printed on standard
+ *	error without failing, and the first of them
+ */
+struct kpgo_afdo_result {
+	struct strbuf text;
+	struct kpgo_afdo_stats st;
+	size_t profile_objects;
+	struct kpgo_strlist no_gcno;
+	struct kpgo_strlist other_build;
+	struct kpgo_strlist ambiguous;
+	size_t gcov_messages;
+	struct strbuf gcov_first_message;
+};
+
+void kpgo_afdo_result_init(struct kpgo_afdo_result *r);
+void kpgo_afdo_result_release(struct kpgo_afdo_result *r);
+
+/**
+ * kpgo_afdo_convert() - a profile archive as an AutoFDO text profile
+ * @profile: the .kpgo file (untrusted; read with the archive reader)
+ *
+ * Checks first that @o->gcov is of the profile's GCC release. Each
+ * object's .gcda is written, in the kernel's layout, into a private
+ * temporary directory beside a symbolic link to its .gcno; gcov runs there
+ * only once the whole archive has been verified, and the directory is
+ * removed afterwards. A .gcno of another GCC release than the profile's,
+ * gcov failing or printing something that is not gcov's JSON are errors;
+ * objects without a .gcno or with one of another build are left out and
+ * listed; it is an error when no object is left. Nothing is written
+ * outside the temporary directory.
+ */
+int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
+		      struct kpgo_afdo_result *res, struct kpgo_error *err);
+
+#endif

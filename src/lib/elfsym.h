@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KPGO_ELFSYM_H
+#define KPGO_ELFSYM_H
+
+#include <stddef.h>
+
+/*
+ * How an object file defines a function: enough of ELF to tell a weak
+ * definition (the kernel's __weak defaults, kernel/sys_ni.c's
+ * COND_SYSCALL stubs), which the linker drops for a strong one, from a
+ * strong or a local (static) one. 64-bit little-endian ELF only (x86-64,
+ * arm64); every offset and size is checked against the bytes there are.
+ */
+enum kpgo_elf_binding {
+	KPGO_ELF_UNKNOWN, /* no such defined function, or not an object we read */
+	KPGO_ELF_LOCAL,
+	KPGO_ELF_GLOBAL,
+	KPGO_ELF_WEAK,
+};
+
+/*
+ * The binding of the function @name defined in the ELF image @data
+ * (its symbol table's first defined STT_FUNC symbol of that name).
+ * KPGO_ELF_UNKNOWN for anything malformed, stripped or absent.
+ */
+enum kpgo_elf_binding kpgo_elf_function_binding(const void *data, size_t len, const char *name);
+
+#endif

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * elfsym.h: a function's binding in an object file's symbol table, from a
+ * small ELF image made here; what is not a function or not defined; every
+ * truncation and a few lies in the headers answer "unknown".
+ */
+#include <elf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsym.h"
+#include "tap.h"
+
+static const char strtab[] = "\0loc\0glob\0wk\0undef\0obj\0end";
+
+struct image {
+	Elf64_Ehdr eh;
+	Elf64_Sym syms[7];
+	char str[sizeof(strtab)];
+	Elf64_Shdr sh[3];
+};
+
+static Elf64_Sym sym(unsigned name, int bind, int type, uint16_t shndx)
+{
+	Elf64_Sym s;
+
+	memset(&s, 0, sizeof(s));
+	s.st_name = name;
+	s.st_info = ELF64_ST_INFO(bind, type);
+	s.st_shndx = shndx;
+	return s;
+}
+
+static void make(struct image *im)
+{
+	memset(im, 0, sizeof(*im));
+	memcpy(im->eh.e_ident, ELFMAG, SELFMAG);
+	im->eh.e_ident[EI_CLASS] = ELFCLASS64;
+	im->eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	im->eh.e_ident[EI_VERSION] = EV_CURRENT;
+	im->eh.e_type = ET_REL;
+	im->eh.e_shoff = offsetof(struct image, sh);
+	im->eh.e_shentsize = sizeof(Elf64_Shdr);
+	im->eh.e_shnum = 3;
+	im->syms[1] = sym(1, STB_LOCAL, STT_FUNC, 1);
+	im->syms[2] = sym(5, STB_GLOBAL, STT_FUNC, 1);
+	im->syms[3] = sym(10, STB_WEAK, STT_FUNC, 1);
+	im->syms[4] = sym(13, STB_GLOBAL, STT_FUNC, SHN_UNDEF);
+	im->syms[5] = sym(19, STB_GLOBAL, STT_OBJECT, 1);
+	im->syms[6] = sym(23, STB_GLOBAL, STT_FUNC, 1); /* "end", last in the table */
+	memcpy(im->str, strtab, sizeof(strtab));
+	im->sh[1].sh_type = SHT_SYMTAB;
+	im->sh[1].sh_offset = offsetof(struct image, syms);
+	im->sh[1].sh_size = sizeof(im->syms);
+	im->sh[1].sh_entsize = sizeof(Elf64_Sym);
+	im->sh[1].sh_link = 2;
+	im->sh[2].sh_type = SHT_STRTAB;
+	im->sh[2].sh_offset = offsetof(struct image, str);
+	im->sh[2].sh_size = sizeof(strtab);
+}
+
+static enum kpgo_elf_binding b(const struct image *im, const char *name)
+{
+	return kpgo_elf_function_binding(im, sizeof(*im), name);
+}
+
+int main(void)
+{
+	struct image im;
+	size_t i, bad = 0;
+
+	make(&im);
+	is_int(b(&im, "loc"), KPGO_ELF_LOCAL, "a static function");
+	is_int(b(&im, "glob"), KPGO_ELF_GLOBAL, "a global function");
+	is_int(b(&im, "wk"), KPGO_ELF_WEAK, "a weak function");
+	is_int(b(&im, "end"), KPGO_ELF_GLOBAL, "the last name of the string table");
+	is_int(b(&im, "undef"), KPGO_ELF_UNKNOWN, "an undefined function: unknown");
+	is_int(b(&im, "obj"), KPGO_ELF_UNKNOWN, "a variable: unknown");
+	is_int(b(&im, "lo"), KPGO_ELF_UNKNOWN, "a prefix of a name: unknown");
+	is_int(b(&im, "none"), KPGO_ELF_UNKNOWN, "an absent name: unknown");
+
+	for (i = 0; i < sizeof(im); i++) {
+		enum kpgo_elf_binding r = kpgo_elf_function_binding(&im, i, "wk");
+
+		if (r != KPGO_ELF_UNKNOWN && r != KPGO_ELF_WEAK)
+			bad++;
+	}
+	is_int(bad, 0, "every truncation answers unknown or the truth");
+	is_int(kpgo_elf_function_binding(&im, offsetof(struct image, sh) + 2 * sizeof(Elf64_Shdr), "wk"),
+	       KPGO_ELF_UNKNOWN, "section headers cut short: unknown");
+
+	make(&im);
+	im.str[sizeof(strtab) - 1] = 'x'; /* "endx" without its NUL at the table's end */
+	is_int(b(&im, "end"), KPGO_ELF_UNKNOWN, "a name running off its string table: unknown");
+	make(&im);
+	im.eh.e_ident[EI_CLASS] = ELFCLASS32;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "32-bit ELF: unknown");
+	make(&im);
+	im.eh.e_ident[EI_DATA] = ELFDATA2MSB;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "big-endian ELF: unknown");
+	make(&im);
+	im.eh.e_ident[0] = 'X';
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "no ELF magic: unknown");
+	make(&im);
+	im.eh.e_shoff = UINT64_MAX - 8;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "section headers past the end: unknown");
+	make(&im);
+	im.eh.e_shnum = 0xffff;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "more section headers than bytes: unknown");
+	make(&im);
+	im.sh[1].sh_link = 7;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a string table link out of range: unknown");
+	make(&im);
+	im.sh[1].sh_size = UINT64_MAX;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a symbol table larger than the file: unknown");
+	make(&im);
+	im.sh[2].sh_type = SHT_PROGBITS;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a link to something else than a string table: unknown");
+	make(&im);
+	im.syms[2].st_name = 0xfffffff0;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a name offset past the string table: unknown");
+	make(&im);
+	im.sh[1].sh_type = SHT_PROGBITS;
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "no symbol table (stripped): unknown");
+	return done_testing();
+}
