@@ -182,6 +182,9 @@ e2e: $(B)/kpgo workloads
 	E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
+# --- kernel benchmark ------------------------------------------------------
+$(B)/tests/bench-report: LIBS += -lm
+
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
