@@ -581,6 +581,18 @@ struct panel {
 	struct kpgo_strlist workloads;
 };
 
+/* The grid step for a range: at most about 12 lines. */
+static double tick_step(double lo, double hi)
+{
+	static const double steps[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
+	size_t i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]) - 1; i++)
+		if ((hi - lo) / steps[i] <= 12)
+			break;
+	return steps[i];
+}
+
 #define BAR_W 12
 #define GROUP_GAP 14
 #define PLOT_H 220
@@ -594,7 +606,7 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 {
 	double group_w = (double)(nother * BAR_W + GROUP_GAP);
 	double top = y0 + TOP_TITLE;
-	double t;
+	double t, step = tick_step(lo, hi);
 	size_t w, j, bar;
 
 #define Y(v) (top + (hi - (v)) / (hi - lo) * PLOT_H)
@@ -607,8 +619,7 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 		out(sb, "Wall-clock ops/s under %s, %s mix: kernel / baseline",
 		    !strcmp(accel_of(p->mode), "kvm") ? "KVM" : "TCG (emulated CPU)", p->mix);
 	out(sb, "</text>\n");
-	/* grid and axis labels every 0.05 (0.1 when the range is wide) */
-	double step = hi - lo > 0.6 ? 0.1 : 0.05;
+	/* grid and axis labels */
 	for (t = ceil(lo / step - 1e-9) * step; t <= hi + 1e-9; t += step) {
 		out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 		    LEFT, Y(t), LEFT + group_w * (double)p->workloads.n, Y(t));
@@ -666,46 +677,62 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 #undef Y
 }
 
-static void write_svg(const char *path, struct panel *panels, size_t np,
-		      const struct kpgo_strlist *kernels)
+/*
+ * One y scale for the panels of a mode (the wall mode under TCG scatters
+ * far more than icount): the ratios and their ranges, at least 0.95-1.05,
+ * rounded out to the grid step.
+ */
+static void scale_of(const struct panel *panels, size_t np, const char *mode,
+		     const struct kpgo_strlist *kernels, double *lo, double *hi)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t nother = kernels->n - 1, i, j, maxw = 0;
-	double lo = 1, hi = 1, width, height;
-	int r;
+	double step;
+	size_t i, j, m;
 
-	/* one scale for all panels: ratios and their ranges, at least 0.9-1.1 */
+	*lo = 0.95;
+	*hi = 1.05;
 	for (i = 0; i < np; i++) {
+		if (strcmp(panels[i].mode, mode))
+			continue;
 		for (j = 0; j < panels[i].workloads.n; j++) {
-			struct key kb = { panels[i].mode, panels[i].mix, panels[i].workloads.items[j],
-					  baseline };
+			struct key kb = { mode, panels[i].mix, panels[i].workloads.items[j], baseline };
 			struct cell b = summarize(&kb);
-			size_t m;
 
 			for (m = 0; m < kernels->n && b.n; m++) {
-				struct key kk = { panels[i].mode, panels[i].mix,
-						  panels[i].workloads.items[j], kernels->items[m] };
+				struct key kk = { mode, panels[i].mix, panels[i].workloads.items[j],
+						  kernels->items[m] };
 				struct cell c = summarize(&kk);
 				double v[2];
 				size_t q;
 
 				if (!c.n)
 					continue;
-				v[0] = ratio(panels[i].mode, c.min, b.median);
-				v[1] = ratio(panels[i].mode, c.max, b.median);
+				v[0] = ratio(mode, c.min, b.median);
+				v[1] = ratio(mode, c.max, b.median);
 				for (q = 0; q < 2; q++) {
-					lo = v[q] < lo ? v[q] : lo;
-					hi = v[q] > hi ? v[q] : hi;
+					*lo = v[q] < *lo ? v[q] : *lo;
+					*hi = v[q] > *hi ? v[q] : *hi;
 				}
 			}
 		}
+	}
+	step = tick_step(*lo, *hi);
+	*lo = floor(*lo / step - 1e-9) * step;
+	*hi = ceil(*hi / step + 1e-9) * step;
+	if (*lo < 0)
+		*lo = 0;
+}
+
+static void write_svg(const char *path, struct panel *panels, size_t np,
+		      const struct kpgo_strlist *kernels)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t nother = kernels->n - 1, i, j, maxw = 0;
+	double width, height, lo, hi;
+	int r;
+
+	for (i = 0; i < np; i++)
 		if (panels[i].workloads.n > maxw)
 			maxw = panels[i].workloads.n;
-	}
-	lo = floor((lo < 0.9 ? lo : 0.9) * 20 - 1e-9) / 20;
-	hi = ceil((hi > 1.1 ? hi : 1.1) * 20 + 1e-9) / 20;
-	if (lo < 0)
-		lo = 0;
 	width = LEFT + (double)maxw * (double)(nother * BAR_W + GROUP_GAP) + 160;
 	if (width < MIN_WIDTH)
 		width = MIN_WIDTH;
@@ -715,9 +742,11 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 		 "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n",
 	    width, height, width, height);
 	out(&sb, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
-	for (i = 0; i < np; i++)
+	for (i = 0; i < np; i++) {
+		scale_of(panels, np, panels[i].mode, kernels, &lo, &hi);
 		svg_panel(&sb, &panels[i], kernels, nother,
 			  (double)i * (TOP_TITLE + PLOT_H + LABEL_H), lo, hi);
+	}
 	/* legend, top right */
 	for (j = 0, i = 0; j < kernels->n; j++) {
 		double y = 40 + 18 * (double)i;
