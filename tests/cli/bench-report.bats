@@ -167,3 +167,13 @@ row() {
     assert_failure 2
     assert_output "bench-report: bad --calib-insns 'x'"
 }
+
+@test "a calibration further off than --calib-max-error fails, after writing the report" {
+    run "$BR" --calib-insns 200000 --calib-max-error 1 -o "$W/r.md" "$W/r.tsv"
+    assert_success
+    run "$BR" --calib-insns 190000 --calib-max-error 5 -o "$W/r.md" "$W/r.tsv"
+    assert_failure 1
+    assert_output "bench-report: the calibration loop measured +5.53% against its 190000 instructions (more than 5%): icount's ns are not instructions here"
+    run grep -c 'for a loop of 190000 instructions' "$W/r.md"
+    assert_output 1
+}

@@ -3,9 +3,9 @@
  * bench-report - the kernel benchmark's tables and plot, from its results
  * (tests/bench/bench-kernel.sh).
  *
- * Usage: bench-report [--baseline NAME] [--calib-insns N] [--builds FILE]
- *                     [--header TEXT]... [-o REPORT.md] [--svg RATIOS.svg]
- *                     RESULTS.tsv
+ * Usage: bench-report [--baseline NAME] [--calib-insns N [--calib-max-error PCT]]
+ *                     [--builds FILE] [--header TEXT]... [-o REPORT.md]
+ *                     [--svg RATIOS.svg] RESULTS.tsv
  *
  * RESULTS.tsv: a header line, then one line per result of one workload in
  * one boot, tab-separated:
@@ -24,6 +24,9 @@
  * baseline instructions / kernel instructions. Per mix, the geometric mean
  * of the ratios. Writes markdown to REPORT.md (default stdout) and, with
  * --svg, a bar chart of the ratios (hand-written SVG).
+ *
+ * --calib-max-error PCT: after writing, fail when the calibration loop's
+ * median in mode icount is more than PCT % off --calib-insns.
  *
  * --builds FILE: a tab-separated table with a header line (kernel, release,
  * sizes, profile...), copied into the report as it is.
@@ -468,8 +471,13 @@ static void md_table(struct strbuf *sb, const char *mode, const char *mix,
 	kpgo_strlist_clear(&workloads);
 }
 
-static void md_calibration(struct strbuf *sb, uint64_t calib_insns)
+/*
+ * The calibration section; returns the icount median's deviation from
+ * @calib_insns in % (NAN when there is nothing to compare).
+ */
+static double md_calibration(struct strbuf *sb, uint64_t calib_insns)
 {
+	double dev = NAN;
 	struct key k = { .mode = "icount", .mix = "calib" };
 	struct kpgo_strlist w = { 0 };
 	struct cell c;
@@ -486,11 +494,13 @@ static void md_calibration(struct strbuf *sb, uint64_t calib_insns)
 		out(sb, "–");
 		fmt_value(sb, c.max);
 		out(sb, "]");
-		if (calib_insns)
+		if (calib_insns) {
+			dev = (c.median / (double)calib_insns - 1) * 100;
 			out(sb, ", for a loop of %" PRIu64 " instructions per operation: %+.2f%% "
 				"(the rest: the guest's timer interrupts while it runs, and the "
 				"loop's own few instructions)",
-			    calib_insns, (c.median / (double)calib_insns - 1) * 100);
+			    calib_insns, dev);
+		}
 		out(sb, ".\n\n");
 	}
 	kpgo_strlist_clear(&w);
@@ -506,6 +516,7 @@ static void md_calibration(struct strbuf *sb, uint64_t calib_insns)
 		    c.max * (double)calib_insns / 1e6);
 	}
 	kpgo_strlist_clear(&w);
+	return dev;
 }
 
 static void md_builds(struct strbuf *sb, const char *path)
@@ -778,8 +789,9 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 
 static void usage(FILE *f)
 {
-	fputs("usage: bench-report [--baseline NAME] [--calib-insns N] [--builds FILE]\n"
-	      "                    [--header TEXT]... [-o REPORT.md] [--svg RATIOS.svg] RESULTS.tsv\n",
+	fputs("usage: bench-report [--baseline NAME] [--calib-insns N [--calib-max-error PCT]]\n"
+	      "                    [--builds FILE] [--header TEXT]... [-o REPORT.md]\n"
+	      "                    [--svg RATIOS.svg] RESULTS.tsv\n",
 	      f);
 }
 
@@ -794,6 +806,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "calib-insns", required_argument, NULL, 'c' },
+		{ "calib-max-error", required_argument, NULL, 'C' },
 		{ "builds", required_argument, NULL, 'B' },
 		{ "header", required_argument, NULL, 'H' },
 		{ "svg", required_argument, NULL, 's' },
@@ -804,7 +817,8 @@ int main(int argc, char **argv)
 	const char *output = NULL, *svg = NULL, *builds = NULL;
 	struct strbuf md = STRBUF_INIT;
 	struct panel *panels = NULL;
-	uint64_t calib_insns = 0;
+	uint64_t calib_insns = 0, calib_max = 0;
+	double dev;
 	size_t i, j, np = 0;
 	int c;
 
@@ -814,6 +828,12 @@ int main(int argc, char **argv)
 		case 'c':
 			if (kpgo_parse_u64(optarg, &calib_insns) || !calib_insns) {
 				fprintf(stderr, "bench-report: bad --calib-insns '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'C':
+			if (kpgo_parse_u64(optarg, &calib_max) || calib_max > 100) {
+				fprintf(stderr, "bench-report: bad --calib-max-error '%s'\n", optarg);
 				return 2;
 			}
 			break;
@@ -857,7 +877,7 @@ int main(int argc, char **argv)
 		out(&md, "\n");
 	if (builds)
 		md_builds(&md, builds);
-	md_calibration(&md, calib_insns);
+	dev = md_calibration(&md, calib_insns);
 	for (i = 0; i < modes.n; i++) {
 		struct key k = { .mode = modes.items[i] };
 		size_t rounds = rounds_of(modes.items[i]);
@@ -894,5 +914,9 @@ int main(int argc, char **argv)
 	} else if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout)) {
 		die("cannot write the report: %s", strerror(errno));
 	}
+	if (calib_max && !isnan(dev) && fabs(dev) > (double)calib_max)
+		die("the calibration loop measured %+.2f%% against its %" PRIu64
+		    " instructions (more than %" PRIu64 "%%): icount's ns are not instructions here",
+		    dev, calib_insns, calib_max);
 	return 0;
 }
