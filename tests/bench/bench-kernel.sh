@@ -21,8 +21,8 @@
 #            hash of its inputs
 #   train    the instrumented kernel booted on the training mix only;
 #            `kpgo collect` in the guest, as on the fleet's machines, writes
-#            the profile to a 9p share (reused while the kernel, image and
-#            scale are the same)
+#            the profile to a 9p share (reused while the kernel, the
+#            programs and the scale are the same)
 #   pgo      the pgo kernel built with that profile; its pgo-report must say
 #            that at least BENCH_MIN_APPLIED % of the profile applied
 #   boots    per mode, BENCH_ROUNDS rounds of one boot of each kernel in
@@ -264,9 +264,15 @@ check_release() {
 if [[ " ${kernels[*]} " == *" pgo "* ]]; then
 	build_id=$(readelf -n "$instr/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
 	[ -n "$build_id" ] || die "'$instr/vmlinux' has no GNU build id"
-	train_id="instr $build_id image $key scale $train_scale"
+	# what the profile is of: the kernel, the image's Debian packages, the
+	# guest's init and the sources of its programs (not the binaries: their
+	# debug info names the directory they were built in), the scale
+	train_id=$({
+		printf 'instr %s\nrootfs %s\nscale %s\n' "$build_id" "$(basename "$rootfs_tar")" "$train_scale"
+		cat "$here/guest/init" "$here"/wl.h "$here"/wl-*.c
+	} | sha256sum | cut -c1-16)
 	if [ -s "$out/train.kpgo" ] && [ "$(cat "$out/train.inputs" 2>/dev/null)" = "$train_id" ]; then
-		note "profile $out/train.kpgo (trained before on the same kernel, image and scale)"
+		note "profile $out/train.kpgo (trained before on the same kernel, programs and scale)"
 	else
 		rm -f "$out/train.kpgo" "$out/train.inputs"
 		rm -rf "$out/train"
