@@ -218,6 +218,22 @@ static void read_results(const char *path)
 		die("'%s' has no results", path);
 }
 
+static void free_rows(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrows; i++) {
+		free(rows[i].mode);
+		free(rows[i].kernel);
+		free(rows[i].mix);
+		free(rows[i].workload);
+		free(rows[i].accel);
+	}
+	free(rows);
+	rows = NULL;
+	nrows = 0;
+}
+
 /* --- grouping and statistics ---------------------------------------------- */
 
 /* The distinct values of a field in first-seen order (restricted by @match). */
@@ -914,6 +930,17 @@ int main(int argc, char **argv)
 	} else if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout)) {
 		die("cannot write the report: %s", strerror(errno));
 	}
+	for (i = 0; i < np; i++) {
+		free(panels[i].mix);
+		kpgo_strlist_clear(&panels[i].workloads);
+	}
+	free(panels);
+	strbuf_release(&md);
+	kpgo_strlist_clear(&headers);
+	kpgo_strlist_clear(&kernels);
+	kpgo_strlist_clear(&mixes);
+	free_rows();
+	kpgo_strlist_clear(&modes);
 	if (calib_max && !isnan(dev) && fabs(dev) > (double)calib_max)
 		die("the calibration loop measured %+.2f%% against its %" PRIu64
 		    " instructions (more than %" PRIu64 "%%): icount's ns are not instructions here",
