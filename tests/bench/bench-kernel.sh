@@ -136,7 +136,7 @@ if ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
 fi
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (the image is unpacked with its owners)"
-for t in qemu-system-x86_64 mkfs.ext4 busybox readelf size nm tar cpio; do
+for t in qemu-system-x86_64 mkfs.ext4 busybox file readelf size nm tar cpio; do
 	command -v "$t" >/dev/null || die "'$t' not found (tests/install-deps.sh installs it)"
 done
 busybox=$(command -v busybox)
@@ -179,17 +179,21 @@ kbuild() {
 	note "kernel $flavour: $(release_of "$dir"), $((SECONDS - t0))s"
 }
 
-if [ -n "${BENCH_INSTR:-}" ]; then
-	instr=$(readlink -f "$BENCH_INSTR")
-	note "instrumented kernel: $instr as it is (BENCH_INSTR)"
-else
-	instr=$ksrc/pgo-instr
-	kbuild pgo-instr "$instr"
+want_pgo=false
+[[ " ${kernels[*]} " == *" pgo "* ]] && want_pgo=true
+if $want_pgo; then
+	if [ -n "${BENCH_INSTR:-}" ]; then
+		instr=$(readlink -f "$BENCH_INSTR")
+		note "instrumented kernel: $instr as it is (BENCH_INSTR)"
+	else
+		instr=$ksrc/pgo-instr
+		kbuild pgo-instr "$instr"
+	fi
+	[ -f "$instr/arch/x86/boot/bzImage" ] || die "'$instr' has no arch/x86/boot/bzImage"
+	grep -qx 'CONFIG_GCOV_KERNEL=y' "$instr/.config" || die "'$instr' is not an instrumented (pgo-instr) tree"
+	[ "$(dirname "$instr")" = "$ksrc" ] ||
+		die "'$instr' is not directly inside '$ksrc': its profile would not match the pgo tree's source names"
 fi
-[ -f "$instr/arch/x86/boot/bzImage" ] || die "'$instr' has no arch/x86/boot/bzImage"
-grep -qx 'CONFIG_GCOV_KERNEL=y' "$instr/.config" || die "'$instr' is not an instrumented (pgo-instr) tree"
-[ "$(dirname "$instr")" = "$ksrc" ] ||
-	die "'$instr' is not directly inside '$ksrc': its profile would not match the pgo tree's source names"
 for k in "${kernels[@]}"; do
 	[ "$k" = pgo ] || kbuild "$k" "$(tree "$k")"
 done
@@ -261,7 +265,7 @@ check_release() {
 
 # --- training and the pgo kernel ----------------------------------------
 
-if [[ " ${kernels[*]} " == *" pgo "* ]]; then
+if $want_pgo; then
 	build_id=$(readelf -n "$instr/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
 	[ -n "$build_id" ] || die "'$instr/vmlinux' has no GNU build id"
 	# what the profile is of: the kernel, the image's Debian packages, the
