@@ -203,6 +203,22 @@ e2e: $(B)/kpgo workloads
 	E2E_OUT=$(E2E_OUT) E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
+# --- kernel benchmark ------------------------------------------------------
+# baseline (-O2), -O3 and pgo kernels of the same source and config, booted
+# alternately in QEMU on the training mix and a held-out mix; wall-clock
+# ops/s and guest instructions per operation (-icount). Root only. Writes
+# build/bench-kernel/{results.tsv,report.md,ratios.svg,builds.tsv}.
+# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_OUT, KPGO_ACCEL,
+# JOBS; see tests/bench/bench-kernel.sh.
+$(B)/tests/bench-report: LIBS += -lm
+
+bench-kernel: $(B)/kpgo workloads $(B)/tests/bench-report $(KSRC)/Makefile
+	KPGO=$(CURDIR)/$(B)/kpgo KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench \
+		BENCH_REPORT=$(CURDIR)/$(B)/tests/bench-report KPGO_KSRC=$(KSRC) \
+		JOBS=$(JOBS) tests/bench/bench-kernel.sh
+
+.PHONY: bench-kernel
+
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo

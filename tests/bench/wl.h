@@ -7,6 +7,10 @@
  *
  *   wl-NAME ops=N seconds=S ops_per_sec=R what="..."
  *
+ * S in microseconds' resolution: under QEMU -icount, where the guest's
+ * clock counts instructions, a run of a few milliseconds is still read to
+ * a thousandth.
+ *
  * Options every program takes: -n COUNT (operations), -h.
  */
 #ifndef KPGO_WL_H
@@ -85,7 +89,7 @@ static inline void wl_report(const struct wl *w)
 	       (double)(end.tv_nsec - w->start.tv_nsec) / 1e9;
 	if (secs <= 0)
 		secs = 1e-9;
-	printf("%s ops=%lu seconds=%.3f ops_per_sec=%.1f what=\"%s\"\n", w->name, w->ops, secs,
+	printf("%s ops=%lu seconds=%.6f ops_per_sec=%.1f what=\"%s\"\n", w->name, w->ops, secs,
 	       (double)w->ops / secs, w->what);
 	fflush(stdout);
 }

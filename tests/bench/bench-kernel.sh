@@ -1,0 +1,380 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench-kernel.sh: what PGO buys, measured (`make bench-kernel`). Kernels
+# of one source tree, config and compiler, booted alternately in QEMU with
+# the same machine settings, each running the same workload mixes. Glue
+# around hooks/kpgo-kbuild, mkfs.ext4, qemu-system-x86_64, kpgo and
+# bench-report (tests/tools/bench-report.c, which makes the tables and
+# the plot).
+#
+#   kernels  baseline (no profile, the config's -O2), o3 (the same with
+#            -O3) and pgo (built with the profile below), and the
+#            instrumented pgo-instr: hooks/kpgo-kbuild, each in its own tree
+#            directly inside the source tree (KSRC/baseline, KSRC/o3,
+#            KSRC/pgo-bench, KSRC/pgo-instr), reused when built before from
+#            the same inputs
+#   image    an ext4 disk image of the end-to-end test's Debian 12 root
+#            (tests/e2e/rootfs.sh) with the guest's init
+#            (tests/bench/guest/init, PID 1: no systemd), the static
+#            workload programs, a static busybox and kpgo; cached under a
+#            hash of its inputs
+#   train    the instrumented kernel booted on the training mix only;
+#            `kpgo collect` in the guest, as on the fleet's machines, writes
+#            the profile to a 9p share (reused while the kernel, the
+#            programs and the scale are the same)
+#   pgo      the pgo kernel built with that profile; its pgo-report must say
+#            that at least BENCH_MIN_APPLIED % of the profile applied
+#   boots    per mode, BENCH_ROUNDS rounds of one boot of each kernel in
+#            turn (baseline o3 pgo baseline o3 pgo ...); each boot runs the
+#            calibration loop, the training mix and the held-out mix (see
+#            tests/bench/guest/init) and powers off:
+#              wall    QEMU with KVM when a guest boots with it, else TCG;
+#                      ops/s from the guest's CLOCK_MONOTONIC
+#              icount  QEMU TCG with -icount shift=0,sleep=off: the guest's
+#                      clock advances 1 ns per guest instruction, so
+#                      guest ns per operation = instructions per operation
+#   report   bench-report: the tables (median, min-max, ratio to baseline)
+#            and the plot of the ratios
+#
+# Every boot has -smp 1 -m 1024 -nic none, QEMU's default CPU model, the
+# disk image with snapshot=on (each boot starts from the same state).
+#
+# Writes to BENCH_OUT: results.tsv (every result of every boot), report.md,
+# ratios.svg, builds.tsv (release, sizes and profile of each kernel),
+# train.kpgo (the profile), logs/ (builds, consoles). Root only (the image
+# is unpacked with its owners).
+#
+# Settings (environment; `make bench-kernel` passes KPGO, KPGO_BENCH_BIN,
+# BENCH_REPORT, KPGO_KSRC and JOBS):
+#   BENCH_ROUNDS=5            boots of each kernel per mode
+#   BENCH_SCALE=1             operation counts: 1 as in the guest's init
+#                             (about a minute per boot under TCG), small
+#                             (0.1, a smoke test) or another number (0.5, 2)
+#   BENCH_MODES="wall icount" the measurement modes, in this order
+#   BENCH_KERNELS="baseline o3 pgo"  the kernels; baseline is required
+#   BENCH_OUT=build/bench-kernel
+#   BENCH_TRAIN_SCALE=1       the training boot's operation counts
+#   BENCH_MIN_APPLIED=90      % of the profile's functions that must apply
+#   BENCH_TIMEOUT=1800        seconds one boot may take
+#   BENCH_INSTR=DIR           an instrumented tree (pgo-instr) to use as it
+#                             is, neither configured nor built (one that
+#                             another job is using); default KSRC/pgo-instr,
+#                             built or reused by hooks/kpgo-kbuild
+#   BENCH_CACHE=build/e2e-cache   the Debian image archive, shared with
+#                             make e2e (tests/e2e/rootfs.sh)
+#   KPGO_KSRC                 the kernel source tree (default: Debian's
+#                             linux-source-6.1 unpacked in build/kernel/src)
+#   KPGO_ACCEL=kvm|tcg        wall mode's accelerator (default: probed)
+#   JOBS                      parallel jobs of the kernel builds
+
+set -euo pipefail
+prog='bench-kernel.sh'
+here=$(dirname "$(readlink -f "$0")")
+top=$(cd "$here/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../kernel/qemu.bash
+. "$top/tests/kernel/qemu.bash"
+
+die() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+	exit 1
+}
+
+note() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+}
+
+rounds=${BENCH_ROUNDS:-5}
+scale_in=${BENCH_SCALE:-1}
+read -r -a modes <<<"${BENCH_MODES:-wall icount}"
+read -r -a kernels <<<"${BENCH_KERNELS:-baseline o3 pgo}"
+out=$(readlink -m "${BENCH_OUT:-$top/build/bench-kernel}")
+train_scale_in=${BENCH_TRAIN_SCALE:-1}
+min_applied=${BENCH_MIN_APPLIED:-90}
+boot_timeout=${BENCH_TIMEOUT:-1800}
+cache=$(readlink -m "${BENCH_CACHE:-$top/build/e2e-cache}")
+ksrc=$(readlink -m "${KPGO_KSRC:-${KPGO_BUILDDIR:-$top/build/kernel}/src/linux-source-6.1}")
+jobs=${JOBS:-$(nproc)}
+kpgo=${KPGO:-$top/build/kpgo}
+bench=${KPGO_BENCH_BIN:-$top/build/bench}
+report_tool=${BENCH_REPORT:-$top/build/tests/bench-report}
+kbuild=$top/hooks/kpgo-kbuild
+
+# A scale as thousandths (kpgo_scale= of the guest's init).
+permille() {
+	local s=$1
+	[ "$s" = small ] && s=0.1
+	[[ $s =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 1
+	s=$(awk -v s="$s" 'BEGIN { printf "%d", s * 1000 + 0.5 }')
+	[ "$s" -ge 1 ] || return 1
+	echo "$s"
+}
+
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "bad BENCH_ROUNDS '$rounds' (a positive number)"
+scale=$(permille "$scale_in") || die "bad BENCH_SCALE '$scale_in' (small or a positive number)"
+train_scale=$(permille "$train_scale_in") || die "bad BENCH_TRAIN_SCALE '$train_scale_in'"
+[[ $min_applied =~ ^([0-9]|[1-9][0-9]|100)$ ]] || die "bad BENCH_MIN_APPLIED '$min_applied' (0 to 100)"
+[[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "bad BENCH_TIMEOUT '$boot_timeout'"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad JOBS '$jobs'"
+[ "${#modes[@]}" -gt 0 ] || die "BENCH_MODES is empty (wall, icount or both)"
+for m in "${modes[@]}"; do
+	case $m in
+	wall | icount) ;;
+	*) die "unknown mode '$m' in BENCH_MODES (wall or icount)" ;;
+	esac
+done
+has_baseline=false
+for k in "${kernels[@]}"; do
+	case $k in
+	baseline) has_baseline=true ;;
+	o3 | pgo) ;;
+	*) die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo)" ;;
+	esac
+done
+if ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
+	die "BENCH_KERNELS must name baseline and at least one other kernel"
+fi
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (the image is unpacked with its owners)"
+for t in qemu-system-x86_64 mkfs.ext4 busybox file readelf size nm tar cpio; do
+	command -v "$t" >/dev/null || die "'$t' not found (tests/install-deps.sh installs it)"
+done
+busybox=$(command -v busybox)
+file -L "$busybox" | grep -q 'statically linked' || die "'$busybox' is not static (install busybox-static)"
+[ -x "$kpgo" ] || die "no kpgo at '$kpgo' (make)"
+[ -x "$report_tool" ] || die "no bench-report at '$report_tool' (make tools)"
+for w in wl-micro wl-syscall wl-pipe wl-fork wl-file wl-socket; do
+	[ -x "$bench/$w" ] || die "no workload program '$bench/$w' (make workloads)"
+done
+[ -f "$ksrc/Makefile" ] || die "no kernel source tree at '$ksrc' (make unpacks it)"
+
+logs=$out/logs
+mkdir -p "$out" "$logs"
+t_all=$SECONDS
+
+# --- kernels ------------------------------------------------------------
+
+# tree KERNEL: the build tree of a benchmark kernel.
+tree() {
+	case $1 in
+	pgo) echo "$ksrc/pgo-bench" ;;
+	*) echo "$ksrc/$1" ;;
+	esac
+}
+
+release_of() {
+	cat "$1/include/config/kernel.release"
+}
+
+# kbuild FLAVOUR OUT [args]: one tree, built or reused; the log in logs/.
+kbuild() {
+	local flavour=$1 dir=$2 t0=$SECONDS
+	shift 2
+	note "kernel $flavour in $dir (log: $logs/build-$flavour.log)"
+	"$kbuild" --src "$ksrc" --flavour "$flavour" --out "$dir" --kpgo "$kpgo" --jobs "$jobs" "$@" \
+		>"$logs/build-$flavour.log" 2>&1 || {
+		tail -5 "$logs/build-$flavour.log" >&2
+		die "building the $flavour kernel failed; see $logs/build-$flavour.log"
+	}
+	note "kernel $flavour: $(release_of "$dir"), $((SECONDS - t0))s"
+}
+
+want_pgo=false
+[[ " ${kernels[*]} " == *" pgo "* ]] && want_pgo=true
+if $want_pgo; then
+	if [ -n "${BENCH_INSTR:-}" ]; then
+		instr=$(readlink -f "$BENCH_INSTR")
+		note "instrumented kernel: $instr as it is (BENCH_INSTR)"
+	else
+		instr=$ksrc/pgo-instr
+		kbuild pgo-instr "$instr"
+	fi
+	[ -f "$instr/arch/x86/boot/bzImage" ] || die "'$instr' has no arch/x86/boot/bzImage"
+	grep -qx 'CONFIG_GCOV_KERNEL=y' "$instr/.config" || die "'$instr' is not an instrumented (pgo-instr) tree"
+	[ "$(dirname "$instr")" = "$ksrc" ] ||
+		die "'$instr' is not directly inside '$ksrc': its profile would not match the pgo tree's source names"
+fi
+for k in "${kernels[@]}"; do
+	[ "$k" = pgo ] || kbuild "$k" "$(tree "$k")"
+done
+
+# --- image ----------------------------------------------------------------
+
+rootfs_tar=$("$top/tests/e2e/rootfs.sh" --cache "$cache" 2>"$logs/rootfs.log") ||
+	die "tests/e2e/rootfs.sh failed; see $logs/rootfs.log"
+wl_progs=("$bench"/wl-*)
+key=$({
+	printf 'rootfs %s\n' "$(basename "$rootfs_tar")"
+	sha256sum "$here/guest/init" "$busybox" "$kpgo" "${wl_progs[@]}" | cut -d' ' -f1
+} | sha256sum | cut -c1-16)
+disk=$out/disk-$key.img
+if [ -s "$disk" ]; then
+	note "image $disk (cached)"
+else
+	note "making the image $disk from $(basename "$rootfs_tar")"
+	rm -rf "$out/root" "$out"/disk-*.img
+	mkdir -p "$out/root"
+	tar -xpf "$rootfs_tar" -C "$out/root" --numeric-owner || die "cannot unpack $rootfs_tar"
+	install -d "$out/root/usr/local/lib/kpgo-bench"
+	install -m 0755 "$here/guest/init" "$busybox" "$kpgo" "${wl_progs[@]}" \
+		"$out/root/usr/local/lib/kpgo-bench/"
+	mkfs.ext4 -q -F -L kpgo-bench -d "$out/root" "$disk.tmp" 1G >"$logs/mkfs.log" 2>&1 ||
+		die "mkfs.ext4 -d failed; see $logs/mkfs.log"
+	mv "$disk.tmp" "$disk"
+	rm -rf "$out/root"
+fi
+
+# --- booting ------------------------------------------------------------
+
+# boot NAME KERNEL PARAMS [qemu args...]: the guest runs what PARAMS say
+# and powers off; its KPGO-BENCH lines go to logs/NAME.txt.
+boot() {
+	local name=$1 kernel=$2 params=$3 rc=0 why t0=$SECONDS
+	local console=$logs/$name.console
+	shift 3
+	timeout "$boot_timeout" qemu-system-x86_64 "$@" -m 1024 -smp 1 \
+		-display none -monitor none -serial stdio -no-reboot -nic none \
+		-kernel "$kernel" \
+		-append "console=ttyS0 root=/dev/vda ro init=/usr/local/lib/kpgo-bench/init panic=-1 loglevel=4 $params" \
+		-drive "file=$disk,if=virtio,format=raw,snapshot=on" </dev/null >"$console" 2>&1 || rc=$?
+	sed -i 's/\r$//' "$console"
+	sed -n 's/^KPGO-BENCH: //p' "$console" >"$logs/$name.txt"
+	why=$(sed -n 's/^FAIL //p' "$logs/$name.txt" | head -1)
+	[ -z "$why" ] || die "boot $name: the guest failed: $why (console: $console)"
+	[ "$rc" -ne 124 ] || die "boot $name: no poweroff within ${boot_timeout}s (console: $console)"
+	grep -qx 'done' "$logs/$name.txt" ||
+		die "boot $name: the guest stopped before the end (qemu exit $rc): $(grep -av '^\s*$' "$console" |
+			tail -1 | cut -c1-200) (console: $console)"
+	boot_s=$((SECONDS - t0))
+}
+
+# An empty initramfs, for kpgo_qemu_accel's probe.
+empty_initrd() {
+	[ -s "$out/empty-initrd.gz" ] ||
+		printf '' | cpio -o -H newc --quiet 2>/dev/null | gzip >"$out/empty-initrd.gz"
+	echo "$out/empty-initrd.gz"
+}
+
+# check_release NAME TREE: the guest ran the kernel of TREE.
+check_release() {
+	local want ran
+	want=$(release_of "$2")
+	ran=$(sed -n 's/^release //p' "$logs/$1.txt")
+	[ "$ran" = "$want" ] || die "boot $1: the guest ran '$ran', not '$want'"
+}
+
+# --- training and the pgo kernel ----------------------------------------
+
+if $want_pgo; then
+	build_id=$(readelf -n "$instr/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
+	[ -n "$build_id" ] || die "'$instr/vmlinux' has no GNU build id"
+	# what the profile is of: the kernel, the image's Debian packages, the
+	# guest's init and the sources of its programs (not the binaries: their
+	# debug info names the directory they were built in), the scale
+	train_id=$({
+		printf 'instr %s\nrootfs %s\nscale %s\n' "$build_id" "$(basename "$rootfs_tar")" "$train_scale"
+		cat "$here/guest/init" "$here"/wl.h "$here"/wl-*.c
+	} | sha256sum | cut -c1-16)
+	if [ -s "$out/train.kpgo" ] && [ "$(cat "$out/train.inputs" 2>/dev/null)" = "$train_id" ]; then
+		note "profile $out/train.kpgo (trained before on the same kernel, programs and scale)"
+	else
+		rm -f "$out/train.kpgo" "$out/train.inputs"
+		rm -rf "$out/train"
+		mkdir -p "$out/train/share"
+		accel_train=$(kpgo_qemu_accel "$out" "$instr/arch/x86/boot/bzImage" "$(empty_initrd)")
+		note "training: $(release_of "$instr") on the training mix ($accel_train)"
+		boot train "$instr/arch/x86/boot/bzImage" "kpgo_mix=train kpgo_scale=$train_scale kpgo_gcov=1" \
+			-accel "$accel_train" \
+			-virtfs "local,path=$out/train/share,mount_tag=out,security_model=none"
+		check_release train "$instr"
+		p=$out/train/share/train.kpgo
+		"$kpgo" info "$p" >"$logs/train-info.txt" 2>&1 ||
+			die "the guest's profile is not valid: $(tail -1 "$logs/train-info.txt")"
+		grep -qx "  KERNEL_BUILD_ID=$build_id" "$logs/train-info.txt" ||
+			die "the guest's profile is not of $instr/vmlinux (build id $build_id)"
+		note "training boot: ${boot_s}s, $(sed -n 's/^collected //p' "$logs/train.txt")"
+		mv "$p" "$out/train.kpgo"
+		printf '%s\n' "$train_id" >"$out/train.inputs"
+		rm -rf "$out/train"
+	fi
+	kbuild pgo "$(tree pgo)" --profile "$out/train.kpgo" --min-applied "$min_applied"
+fi
+
+# --- what was built -----------------------------------------------------
+
+{
+	printf 'kernel\trelease\ttree\tvmlinux text\tdata\tbss\tbzImage\tfunctions with a .cold part\tprofile\n'
+	for k in "${kernels[@]}"; do
+		d=$(tree "$k")
+		read -r text data bss _ < <(size "$d/vmlinux" | tail -1)
+		# GCC moves the parts of a function it thinks cold into FN.cold:
+		# many more with a profile (its "never ran" is a strong hint)
+		cold=$(nm "$d/vmlinux" | grep -c '\.cold$' || true)
+		prof='none'
+		if [ "$k" = pgo ]; then
+			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
+			prof="bench-train ($out/train.kpgo): $prof"
+		fi
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$(release_of "$d")" "${d#"$ksrc"/}" \
+			"$text" "$data" "$bss" "$(stat -c %s "$d/arch/x86/boot/bzImage")" "$cold" "$prof"
+	done
+} >"$out/builds.tsv"
+
+# --- the benchmark boots ------------------------------------------------
+
+accel=$(kpgo_qemu_accel "$out" "$(tree baseline)/arch/x86/boot/bzImage" "$(empty_initrd)")
+results=$out/results.tsv
+printf 'mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel\n' >"$results"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+declare -A boot_secs=()
+for mode in "${modes[@]}"; do
+	if [ "$mode" = icount ]; then
+		qargs=(-accel tcg -icount 'shift=0,sleep=off')
+		label=tcg-icount
+	else
+		qargs=(-accel "$accel")
+		label=$accel
+	fi
+	for r in $(seq "$rounds"); do
+		for k in "${kernels[@]}"; do
+			name=$mode-$r-$k
+			note "boot $name ($label, scale $scale_in)"
+			boot "$name" "$(tree "$k")/arch/x86/boot/bzImage" \
+				"kpgo_mix=calib,train,heldout kpgo_scale=$scale" "${qargs[@]}"
+			check_release "$name" "$(tree "$k")"
+			boot_secs[$mode]=$((${boot_secs[$mode]:-0} + boot_s))
+			awk -v mode="$mode" -v round="$r" -v kernel="$k" -v accel="$label" -v f="$logs/$name.txt" '
+				$1 != "result" { next }
+				NF < 5 || $4 !~ /^ops=[0-9]+$/ || $5 !~ /^seconds=[0-9.]+$/ {
+					printf "%s: bad result line: %s\n", f, $0 > "/dev/stderr"; bad = 1; exit 1
+				}
+				{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mode, round, kernel, $2, $3,
+					substr($4, 5), substr($5, 9), accel; n++ }
+				END { if (!bad && n == 0) { printf "%s: no results\n", f > "/dev/stderr"; exit 1 } }
+			' "$logs/$name.txt" >>"$results" || die "boot $name: bad results (console: $logs/$name.console)"
+			note "boot $name: ${boot_s}s"
+		done
+	done
+done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- the report -----------------------------------------------------------
+
+per_boot=()
+for mode in "${modes[@]}"; do
+	per_boot+=("$mode $((boot_secs[$mode] / (rounds * ${#kernels[@]})))s")
+done
+settings="BENCH_ROUNDS=$rounds BENCH_SCALE=$scale_in BENCH_MODES=\"${modes[*]}\" BENCH_KERNELS=\"${kernels[*]}\""
+# the calibration loop under icount: within 2% of its instruction count,
+# or the icount numbers are not instruction counts (bench-report fails
+# after writing the report)
+"$report_tool" --calib-insns "$("$bench/wl-micro" -t calib -x)" --calib-max-error 2 \
+	--builds "$out/builds.tsv" \
+	--header "command: \`$settings make bench-kernel\`" \
+	--header "guest: QEMU $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), -smp 1 -m 1024, default CPU model; wall mode under $accel" \
+	--header "host: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load average $load_start at the start, $load_end at the end" \
+	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)" \
+	--header "seconds per boot (mean): ${per_boot[*]}; whole run $((SECONDS - t_all))s" \
+	-o "$out/report.md" --svg "$out/ratios.svg" "$results" ||
+	die "bench-report failed (the report, if written: $out/report.md)"
+note "results: $results; report: $out/report.md; plot: $out/ratios.svg"
