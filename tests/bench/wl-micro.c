@@ -152,31 +152,14 @@ static void wait_ok(const struct wl *w, pid_t pid)
 	}
 }
 
-static void t_fork(struct wl *w, const struct opts *o)
-{
-	unsigned long i;
-
-	(void)o;
-	wl_start(w);
-	for (i = 0; i < w->ops; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0)
-			wl_die(w, "fork");
-		if (pid == 0)
-			_exit(0);
-		wait_ok(w, pid);
-	}
-	wl_report(w);
-}
-
-static void t_exec(struct wl *w, const struct opts *o)
+/* One operation: fork, the child exits at once (exec: after an execve of
+ * this static program with --child), and the parent's waitpid. */
+static void spawn_loop(struct wl *w, bool exec)
 {
 	char *child_argv[] = { "wl-micro", "--child", NULL };
 	char *const envp[] = { NULL };
 	unsigned long i;
 
-	(void)o;
 	wl_start(w);
 	for (i = 0; i < w->ops; i++) {
 		pid_t pid = fork();
@@ -184,12 +167,25 @@ static void t_exec(struct wl *w, const struct opts *o)
 		if (pid < 0)
 			wl_die(w, "fork");
 		if (pid == 0) {
-			execve("/proc/self/exe", child_argv, envp);
-			_exit(127);
+			if (exec)
+				execve("/proc/self/exe", child_argv, envp);
+			_exit(exec ? 127 : 0);
 		}
 		wait_ok(w, pid);
 	}
 	wl_report(w);
+}
+
+static void t_fork(struct wl *w, const struct opts *o)
+{
+	(void)o;
+	spawn_loop(w, false);
+}
+
+static void t_exec(struct wl *w, const struct opts *o)
+{
+	(void)o;
+	spawn_loop(w, true);
 }
 
 static void t_open(struct wl *w, const struct opts *o)
