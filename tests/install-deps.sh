@@ -11,6 +11,8 @@ pkgs=(
     # kpgo afdo's proof that Clang uses the converted profile (tests/cli/afdo.bats)
     clang-16 llvm-16 lld-16
     shellcheck valgrind python3
+    # bench-report.bats checks the plot is well-formed XML
+    libxml2-utils
     gcc-11
     # the kernel flavours as .deb and .rpm packages
     linux-source-6.1 bc bison flex libelf-dev cpio kmod rsync xz-utils
