@@ -127,6 +127,10 @@ demo: $(B)/kpgo $(TOOL_BIN)
 #   (a store: the profile `kpgo store select` picks for the release),
 #   KPGO_MIN_APPLIED (%), KPGO_CC (compiler, default gcc), JOBS. Both package formats share the kernel trees
 #   in KPGO_BUILDDIR, so each flavour is built once.
+#   KPGO_TOOLCHAIN=clang: the pgo flavour by Clang with ThinLTO (the Debian
+#   build profile pkg.kpgo.clang, rpmbuild --with clang), with KPGO_CLANG
+#   (default clang-16) and KPGO_GCNO (the instrumented build's .gcno; see
+#   debian/rules).
 KSERIES ?= 6.1
 JOBS ?= $(shell nproc)
 KPGO_BUILDDIR ?= $(CURDIR)/$(B)/kernel
@@ -135,14 +139,23 @@ PKGDIR ?= $(CURDIR)/$(B)/packages
 # HOME, and ccache would then start from nothing.
 CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ccache
 export KPGO_BUILDDIR CCACHE_DIR
-KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE KPGO_MIN_APPLIED KPGO_CC,\
-	$(if $($(v)),$(v)=$($(v))))
+KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE \
+	KPGO_MIN_APPLIED KPGO_CC KPGO_CLANG KPGO_GCNO,$(if $($(v)),$(v)=$($(v))))
+KPGO_TOOLCHAIN ?= gcc
+ifeq ($(filter gcc clang,$(KPGO_TOOLCHAIN)),)
+$(error KPGO_TOOLCHAIN is gcc or clang, not '$(KPGO_TOOLCHAIN)')
+endif
+empty :=
+space := $(empty) $(empty)
+comma := ,
+DEB_ALL_PROFILES = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(DEB_PROFILES)) \
+	$(if $(filter clang,$(KPGO_TOOLCHAIN)),pkg.kpgo.clang)))
 
 deb:
 	@mkdir -p $(PKGDIR)
 	env $(KPGO_PKG_VARS) debian/rules debian/control
 	env $(KPGO_PKG_VARS) DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
-		dpkg-buildpackage -b -us -uc $(if $(DEB_PROFILES),-P$(DEB_PROFILES))
+		dpkg-buildpackage -b -us -uc $(if $(DEB_ALL_PROFILES),-P$(DEB_ALL_PROFILES))
 	mv ../kpgo_$(VERSION)_*.deb ../kpgo-dbgsym_$(VERSION)_*.deb ../kpgo_$(VERSION)_*.changes \
 		../kpgo_$(VERSION)_*.buildinfo $(PKGDIR)/
 	-mv ../linux-image-*pgo*.deb ../linux-headers-*pgo*.deb $(PKGDIR)/ 2>/dev/null
@@ -154,7 +167,7 @@ rpm:
 		--define "kpgo_srcdir $(CURDIR)" --define "kpgo_builddir $(KPGO_BUILDDIR)" \
 		--define "_smp_build_ncpus $(JOBS)" \
 		$(foreach v,$(KPGO_PKG_VARS),--define "$(shell echo $(v) | sed 's/=.*//; y/ABCDEFGHIJKLMNOPQRSTUVWXYZ/abcdefghijklmnopqrstuvwxyz/') $(lastword $(subst =, ,$(v)))") \
-		$(RPMBUILD_OPTS) rpm/kernel-pgo.spec
+		$(if $(filter clang,$(KPGO_TOOLCHAIN)),--with clang) $(RPMBUILD_OPTS) rpm/kernel-pgo.spec
 	cp $(B)/rpmbuild/RPMS/*/*.rpm $(PKGDIR)/
 	@ls -1 $(PKGDIR)/*.rpm
 

@@ -9,11 +9,14 @@
 # the plot).
 #
 #   kernels  baseline (no profile, the config's -O2), o3 (the same with
-#            -O3) and pgo (built with the profile below), and the
-#            instrumented pgo-instr: hooks/kpgo-kbuild, each in its own tree
-#            directly inside the source tree (KSRC/baseline, KSRC/o3,
-#            KSRC/pgo-bench, KSRC/pgo-instr), reused when built before from
-#            the same inputs
+#            -O3) and pgo (built with the profile below), all by GCC;
+#            clang-lto (Clang with ThinLTO, no profile) and clang-lto-pgo
+#            (the same with the profile below, converted by kpgo afdo into a
+#            sample profile); and the instrumented pgo-instr:
+#            hooks/kpgo-kbuild, each in its own tree directly inside the
+#            source tree (KSRC/baseline, KSRC/o3, KSRC/pgo-bench,
+#            KSRC/clang-lto, KSRC/clang-lto-pgo, KSRC/pgo-instr), reused when
+#            built before from the same inputs
 #   image    an ext4 disk image of the end-to-end test's Debian 12 root
 #            (tests/e2e/rootfs.sh) with the guest's init
 #            (tests/bench/guest/init, PID 1: no systemd), the static
@@ -23,8 +26,9 @@
 #            `kpgo collect` in the guest, as on the fleet's machines, writes
 #            the profile to a 9p share (reused while the kernel, the
 #            programs and the scale are the same)
-#   pgo      the pgo kernel built with that profile; its pgo-report must say
-#            that at least BENCH_MIN_APPLIED % of the profile applied
+#   pgo      the pgo kernels built with that profile; the pgo-report of
+#            each must say that at least BENCH_MIN_APPLIED % (GCC) or
+#            BENCH_MIN_APPLIED_CLANG % (Clang) of the profile applied
 #   boots    per mode, BENCH_ROUNDS rounds of one boot of each kernel in
 #            turn (baseline o3 pgo baseline o3 pgo ...); each boot runs the
 #            calibration loop, the training mix and the held-out mix (see
@@ -52,10 +56,14 @@
 #                             (about a minute per boot under TCG), small
 #                             (0.1, a smoke test) or another number (0.5, 2)
 #   BENCH_MODES="wall icount" the measurement modes, in this order
-#   BENCH_KERNELS="baseline o3 pgo"  the kernels; baseline is required
+#   BENCH_KERNELS="baseline o3 pgo clang-lto clang-lto-pgo"
+#                             the kernels; baseline is required
 #   BENCH_OUT=build/bench-kernel
 #   BENCH_TRAIN_SCALE=1       the training boot's operation counts
 #   BENCH_MIN_APPLIED=90      % of the profile's functions that must apply
+#   BENCH_MIN_APPLIED_CLANG=50  the same for clang-lto-pgo (functions whose
+#                             profile Clang applied: see its pgo-report)
+#   BENCH_CLANG=clang-16      the Clang of the clang kernels (LLVM=-16)
 #   BENCH_TIMEOUT=1800        seconds one boot may take
 #   BENCH_INSTR=DIR           an instrumented tree (pgo-instr) to use as it
 #                             is, neither configured nor built (one that
@@ -87,10 +95,12 @@ note() {
 rounds=${BENCH_ROUNDS:-5}
 scale_in=${BENCH_SCALE:-1}
 read -r -a modes <<<"${BENCH_MODES:-wall icount}"
-read -r -a kernels <<<"${BENCH_KERNELS:-baseline o3 pgo}"
+read -r -a kernels <<<"${BENCH_KERNELS:-baseline o3 pgo clang-lto clang-lto-pgo}"
 out=$(readlink -m "${BENCH_OUT:-$top/build/bench-kernel}")
 train_scale_in=${BENCH_TRAIN_SCALE:-1}
 min_applied=${BENCH_MIN_APPLIED:-90}
+min_applied_clang=${BENCH_MIN_APPLIED_CLANG:-50}
+clang=${BENCH_CLANG:-clang-16}
 boot_timeout=${BENCH_TIMEOUT:-1800}
 cache=$(readlink -m "${BENCH_CACHE:-$top/build/e2e-cache}")
 ksrc=$(readlink -m "${KPGO_KSRC:-${KPGO_BUILDDIR:-$top/build/kernel}/src/linux-source-6.1}")
@@ -114,6 +124,8 @@ permille() {
 scale=$(permille "$scale_in") || die "bad BENCH_SCALE '$scale_in' (small or a positive number)"
 train_scale=$(permille "$train_scale_in") || die "bad BENCH_TRAIN_SCALE '$train_scale_in'"
 [[ $min_applied =~ ^([0-9]|[1-9][0-9]|100)$ ]] || die "bad BENCH_MIN_APPLIED '$min_applied' (0 to 100)"
+[[ $min_applied_clang =~ ^([0-9]|[1-9][0-9]|100)$ ]] ||
+	die "bad BENCH_MIN_APPLIED_CLANG '$min_applied_clang' (0 to 100)"
 [[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "bad BENCH_TIMEOUT '$boot_timeout'"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad JOBS '$jobs'"
 [ "${#modes[@]}" -gt 0 ] || die "BENCH_MODES is empty (wall, icount or both)"
@@ -127,8 +139,8 @@ has_baseline=false
 for k in "${kernels[@]}"; do
 	case $k in
 	baseline) has_baseline=true ;;
-	o3 | pgo) ;;
-	*) die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo)" ;;
+	o3 | pgo | clang-lto | clang-lto-pgo) ;;
+	*) die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, clang-lto, clang-lto-pgo)" ;;
 	esac
 done
 if ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
@@ -166,28 +178,41 @@ release_of() {
 	cat "$1/include/config/kernel.release"
 }
 
-# kbuild FLAVOUR OUT [args]: one tree, built or reused; the log in logs/.
+# kbuild KERNEL [args]: one tree, built or reused; the log in logs/.
 kbuild() {
-	local flavour=$1 dir=$2 t0=$SECONDS
-	shift 2
-	note "kernel $flavour in $dir (log: $logs/build-$flavour.log)"
-	"$kbuild" --src "$ksrc" --flavour "$flavour" --out "$dir" --kpgo "$kpgo" --jobs "$jobs" "$@" \
-		>"$logs/build-$flavour.log" 2>&1 || {
-		tail -5 "$logs/build-$flavour.log" >&2
-		die "building the $flavour kernel failed; see $logs/build-$flavour.log"
+	local k=$1 dir t0=$SECONDS
+	shift
+	dir=$(tree "$k")
+	note "kernel $k in $dir (log: $logs/build-$k.log)"
+	"$kbuild" --src "$ksrc" --out "$dir" --kpgo "$kpgo" --jobs "$jobs" "$@" \
+		>"$logs/build-$k.log" 2>&1 || {
+		tail -5 "$logs/build-$k.log" >&2
+		die "building the $k kernel failed; see $logs/build-$k.log"
 	}
-	note "kernel $flavour: $(release_of "$dir"), $((SECONDS - t0))s"
+	note "kernel $k: $(release_of "$dir"), $((SECONDS - t0))s"
 }
 
-want_pgo=false
-[[ " ${kernels[*]} " == *" pgo "* ]] && want_pgo=true
+# The clang kernels: Clang with ThinLTO (kpgo-kbuild --toolchain clang),
+# their releases end in -clang.
+clang_opts=(--toolchain clang --cc "$clang" --localversion -clang)
+want_pgo=false want_clang=false
+for k in "${kernels[@]}"; do
+	case $k in
+	pgo) want_pgo=true ;;
+	clang-lto) want_clang=true ;;
+	clang-lto-pgo) want_pgo=true want_clang=true ;;
+	esac
+done
+if $want_clang; then
+	command -v "$clang" >/dev/null || die "'$clang' not found (tests/install-deps.sh installs clang-16)"
+fi
 if $want_pgo; then
 	if [ -n "${BENCH_INSTR:-}" ]; then
 		instr=$(readlink -f "$BENCH_INSTR")
 		note "instrumented kernel: $instr as it is (BENCH_INSTR)"
 	else
 		instr=$ksrc/pgo-instr
-		kbuild pgo-instr "$instr"
+		kbuild pgo-instr --flavour pgo-instr
 	fi
 	[ -f "$instr/arch/x86/boot/bzImage" ] || die "'$instr' has no arch/x86/boot/bzImage"
 	grep -qx 'CONFIG_GCOV_KERNEL=y' "$instr/.config" || die "'$instr' is not an instrumented (pgo-instr) tree"
@@ -195,7 +220,10 @@ if $want_pgo; then
 		die "'$instr' is not directly inside '$ksrc': its profile would not match the pgo tree's source names"
 fi
 for k in "${kernels[@]}"; do
-	[ "$k" = pgo ] || kbuild "$k" "$(tree "$k")"
+	case $k in
+	baseline | o3) kbuild "$k" --flavour "$k" ;;
+	clang-lto) kbuild "$k" --flavour baseline "${clang_opts[@]}" ;;
+	esac
 done
 
 # --- image ----------------------------------------------------------------
@@ -297,7 +325,15 @@ if $want_pgo; then
 		printf '%s\n' "$train_id" >"$out/train.inputs"
 		rm -rf "$out/train"
 	fi
-	kbuild pgo "$(tree pgo)" --profile "$out/train.kpgo" --min-applied "$min_applied"
+	for k in "${kernels[@]}"; do
+		case $k in
+		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
+		clang-lto-pgo)
+			kbuild "$k" --flavour pgo "${clang_opts[@]}" --gcno "$instr" \
+				--profile "$out/train.kpgo" --min-applied "$min_applied_clang"
+			;;
+		esac
+	done
 fi
 
 # --- what was built -----------------------------------------------------
@@ -311,7 +347,7 @@ fi
 		# many more with a profile (its "never ran" is a strong hint)
 		cold=$(nm "$d/vmlinux" | grep -c '\.cold$' || true)
 		prof='none'
-		if [ "$k" = pgo ]; then
+		if [ "$k" = pgo ] || [ "$k" = clang-lto-pgo ]; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
 		fi
@@ -373,7 +409,7 @@ settings="BENCH_ROUNDS=$rounds BENCH_SCALE=$scale_in BENCH_MODES=\"${modes[*]}\"
 	--header "command: \`$settings make bench-kernel\`" \
 	--header "guest: QEMU $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), -smp 1 -m 1024, default CPU model; wall mode under $accel" \
 	--header "host: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load average $load_start at the start, $load_end at the end" \
-	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)" \
+	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)$($want_clang && printf '; clang kernels: %s, ThinLTO' "$("$clang" --version | head -1)")" \
 	--header "seconds per boot (mean): ${per_boot[*]}; whole run $((SECONDS - t_all))s" \
 	-o "$out/report.md" --svg "$out/ratios.svg" "$results" ||
 	die "bench-report failed (the report, if written: $out/report.md)"

@@ -33,6 +33,16 @@
 #                   profile selected above), the workload once more
 #   boot-rpm        the guest on the kernel of the optimized .rpm
 #                   (rpm2cpio: /lib/modules/R/vmlinuz), a short workload
+#   build-clang     `make deb rpm KPGO_TOOLCHAIN=clang KPGO_STORE=<store>`:
+#                   the optimized packages again, by Clang with ThinLTO and
+#                   the same profile converted by kpgo afdo (E2E_CLANG=0
+#                   skips this and the next two steps)
+#   install-clang   the guest on the optimized kernel, the Clang packages'
+#                   repository shared over 9p: `apt install --reinstall
+#                   linux-image-R-pgo` (same names and version)
+#   boot-clang      the guest on the kernel apt installed: built by Clang
+#                   (/proc/version), no gcov, its report's verdict ok and
+#                   the profile selected above, the workload once more
 #
 # Every step appends "STEP STATUS SECONDS DETAIL" to E2E_OUT/summary.txt;
 # the first failing step says why and the run exits 1. Logs and serial
@@ -50,6 +60,7 @@
 #                               and the summary says that they were not built
 #                               from this run's profile. With the build step
 #                               they go to E2E_OUT/packages.
+#   E2E_CLANG=1                 0: no Clang steps
 #   E2E_TIMEOUT=1200            seconds one boot may take
 #   E2E_SMP=2, E2E_MEM=1024     the guest's CPUs and MiB
 #   KPGO_ACCEL=kvm|tcg          skip the KVM probe (tests/kernel/qemu.bash)
@@ -67,6 +78,7 @@ cache=$(readlink -m "${E2E_CACHE:-$top/build/e2e-cache}")
 instr_pkgdir=$(readlink -m "${E2E_INSTR_PKGDIR:-$top/build/packages}")
 pgo_pkgdir=$(readlink -m "${E2E_PGO_PKGDIR:-$instr_pkgdir}")
 do_build=${E2E_BUILD:-1}
+do_clang=${E2E_CLANG:-1}
 boot_timeout=${E2E_TIMEOUT:-1200}
 smp=${E2E_SMP:-2}
 mem=${E2E_MEM:-1024}
@@ -418,6 +430,64 @@ boot_rpm() {
 	ok "$(basename "$rpm"): release $rel_p, $same; $(workload_line boot-rpm)$(units_note)"
 }
 
+build_clang() {
+	step build-clang "make deb rpm KPGO_TOOLCHAIN=clang KPGO_STORE=$store"
+	clang_pkgdir=$out/packages-clang
+	rm -rf "$clang_pkgdir"
+	if [ "$do_clang" = 0 ]; then
+		record skipped "E2E_CLANG=0"
+		return
+	fi
+	run make -C "$top" deb rpm KPGO_TOOLCHAIN=clang PKGDIR="$clang_pkgdir" KPGO_STORE="$store" \
+		JOBS="$jobs" DEB_PROFILES=pkg.kpgo.noinstr RPMBUILD_OPTS="--without instr" ||
+		fail "the Clang build failed; see $log"
+	[ -n "$(one "$clang_pkgdir/kernel-pgo-${kver}"-*.x86_64.rpm || true)" ] ||
+		fail "no kernel-pgo-$kver .rpm in $clang_pkgdir"
+	ok "$(find "$clang_pkgdir" -name '*.deb' -o -name '*.rpm' | wc -l) packages in $clang_pkgdir;" \
+		"$(sed -n 's/^verdict: //p' "${KPGO_BUILDDIR:-$top/build/kernel}/src/linux-source-6.1/pgo-clang/pgo-report" 2>/dev/null |
+			cut -d, -f1)"
+}
+
+install_clang() {
+	local debs
+	step install-clang "apt install --reinstall linux-image-$rel_p from the Clang packages"
+	if [ "$do_clang" = 0 ]; then
+		record skipped "E2E_CLANG=0"
+		return
+	fi
+	mapfile -t debs < <(find "$clang_pkgdir" -maxdepth 1 -name 'linux-*.deb' | sort)
+	make_repo "$out/repo-clang" "${debs[@]}" || fail "cannot make the repository in $out/repo-clang"
+	boot install-clang "$out/boot/vmlinuz-$rel_p" reinstall \
+		-virtfs "local,path=$out/repo-clang,mount_tag=kpgorepo,security_model=none,readonly=on"
+	[ "$(guest_says 'reinstalled ' install-clang | cut -d' ' -f1)" = "linux-image-$rel_p" ] ||
+		fail "the guest did not reinstall linux-image-$rel_p"
+	guest_get "/boot/vmlinuz-$rel_p" "$out/boot/vmlinuz-$rel_p-clang" ||
+		fail "cannot read /boot/vmlinuz-$rel_p out of the disk image"
+	! cmp -s "$out/boot/vmlinuz-$rel_p" "$out/boot/vmlinuz-$rel_p-clang" ||
+		fail "/boot/vmlinuz-$rel_p is still the GCC kernel after the reinstallation"
+	ok "$(guest_says 'reinstalled ' install-clang)$(units_note)"
+}
+
+boot_clang() {
+	local verdict sha version
+	step boot-clang "the Clang ThinLTO kernel installed by apt"
+	if [ "$do_clang" = 0 ]; then
+		record skipped "E2E_CLANG=0"
+		return
+	fi
+	boot boot-clang "$out/boot/vmlinuz-$rel_p-clang" check
+	[ "$(guest_says 'step check on ' boot-clang | cut -d, -f1)" = "$rel_p" ] ||
+		fail "the guest ran $(guest_says 'step check on ' boot-clang | cut -d, -f1), not $rel_p"
+	version=$(guest_says 'proc version ' boot-clang)
+	[[ $version == *'clang version'* ]] || fail "the kernel was not built by Clang: $version"
+	verdict=$(guest_says 'report verdict: ' boot-clang)
+	sha=$(guest_says 'report profile sha256: ' boot-clang)
+	if [ -n "$profile_sha" ] && [ "$sha" != "$profile_sha" ]; then
+		fail "the kernel was built with profile ${sha:0:16}, not with this run's ${profile_sha:0:16}"
+	fi
+	ok "release $rel_p by $(grep -o 'clang version [0-9.]*' <<<"$version"); report: ${verdict%%,*}; $(workload_line boot-clang)$(units_note)"
+}
+
 # --- main -----------------------------------------------------------------
 
 [ "$(id -u)" -eq 0 ] || { note "must run as root (chroot, mmdebstrap)"; exit 1; }
@@ -443,3 +513,6 @@ publish
 install_pgo
 boot_pgo
 boot_rpm
+build_clang
+install_clang
+boot_clang

@@ -230,6 +230,29 @@ report_value() {
     refute_line --regexp '^/etc/(default|kernel)'
 }
 
+@test "the instrumented headers (.deb) and devel (.rpm) packages carry the .gcno files kpgo afdo needs" {
+    command -v gcov-12 >/dev/null || skip "no gcov-12"
+    ngcno=$(find "$KSRC/pgo-instr" -name '*.gcno' -type f | wc -l)
+    [ "$ngcno" -gt 500 ] || fail "$KSRC/pgo-instr has $ngcno .gcno files"
+    d=$BATS_TEST_TMPDIR/deb
+    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$KPKGVER")" "$d"
+    assert_equal "$(find "$d/usr/src/linux-headers-$REL_I" -name '*.gcno' -type f | wc -l)" "$ngcno"
+    r=$BATS_TEST_TMPDIR/rpm
+    mkdir -p "$r"
+    (cd "$r" && rpm2cpio "$(ls "$PKGDIR"/kernel-pgo-instr-devel-"$KVER"-*.rpm)" | cpio -idm --quiet)
+    assert_equal "$(find "$r/usr/src/linux-headers-$REL_I" -name '*.gcno' -type f | wc -l)" "$ngcno"
+    run rpm -qp --qf '%{NAME}\n' "$(ls "$PKGDIR"/kernel-pgo-instr-devel-"$KVER"-*.rpm)"
+    assert_output kernel-pgo-instr-devel
+    # the profile converts with the packaged copy as with the build tree
+    for tree in "$KSRC/pgo-instr" "$d/usr/src/linux-headers-$REL_I"; do
+        run "$KPGO" afdo --objtree "$tree" -o "$BATS_TEST_TMPDIR/p.afdo.txt" "$PROFILE"
+        assert_success
+        assert_output --regexp ', 0 objects without \.gcno, 0 of another build;'
+        sha256sum <"$BATS_TEST_TMPDIR/p.afdo.txt" >>"$BATS_TEST_TMPDIR/sums"
+    done
+    assert_equal "$(sort -u "$BATS_TEST_TMPDIR/sums" | wc -l)" 1
+}
+
 @test "rpm: installs into a scratch root; the scriptlets call kernel-install" {
     r=$BATS_TEST_TMPDIR/root
     # scriptlets run chrooted in the root: a static shell and a recording
