@@ -185,3 +185,35 @@ install_hooks() {
     run systemd-analyze verify --man=no kpgo-collect.timer
     assert_output --partial "Failed to parse"
 }
+
+@test "kpgo-kbuild: toolchain usage errors exit 2 before anything is configured" {
+    src=$W/ksrc
+    mkdir -p "$src"
+    : >"$src/Makefile"
+    : >"$src/Kconfig"
+    kb() {
+        run --separate-stderr "$TOP/hooks/kpgo-kbuild" --src "$src" --out "$W/out" "$@"
+    }
+    kb --flavour pgo-instr --toolchain clang
+    [ "$status" -eq 2 ]
+    assert_equal "$stderr" "kpgo-kbuild: the pgo-instr flavour is built with GCC (gcov); not with --toolchain clang
+Try 'kpgo-kbuild --help'."
+    kb --flavour baseline --toolchain icc
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"unknown toolchain 'icc' (gcc or clang)"* ]]
+    kb --flavour baseline --toolchain clang --cc gcc-12
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--toolchain clang needs --cc clang or clang-N, not 'gcc-12'"* ]]
+    kb --flavour baseline --toolchain clang --cc clang-x
+    [ "$status" -eq 2 ]
+    kb --flavour pgo --profile /dev/null --gcno "$W"
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--gcno is for --toolchain clang"* ]]
+    kb --flavour baseline --toolchain clang --gcno "$W"
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--gcno is for the pgo flavour"* ]]
+    kb --flavour baseline --localversion '-a b'
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"bad --localversion '-a b'"* ]]
+    [ ! -e "$W/out" ]
+}
