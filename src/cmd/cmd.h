@@ -8,6 +8,7 @@
 
 #include "collect.h"
 #include "profile.h"
+#include "sha256.h"
 
 /*
  * Each subcommand parses its options, calls the library and reports an
@@ -48,6 +49,41 @@ struct collect_request {
 /* kpgo store --store DIR (NULL when not given) */
 extern const char *store_dir_opt;
 int store_ingest(int argc, char **argv);
+
+/* --- kpgo report, shared by src/cmd/report*.c ---------------------------- */
+
+/* The options of both modes. */
+struct report_opts {
+	const char *profile;
+	const char *afdo;
+	const char *objtree;
+	const char *log;
+	const char *stage;
+	const char *release;
+	const char *output;
+	struct kpgo_strlist headers;
+	unsigned min_applied;
+	bool json;
+};
+
+/* GCC's report (--profile) is in report.c, Clang's (--afdo) in report-clang.c. */
+int report_clang(const struct report_opts *o);
+/*
+ * The kernel release (--kernel-release or the object tree's) and the
+ * profile's checksum, for the report's head; 1 after the error message.
+ */
+int report_head(const struct report_opts *o, const char *profile, struct strbuf *rel,
+		char sha[KPGO_SHA256_HEX]);
+/* Refuses a log without compiler lines; warns about skipped long lines. */
+int report_check_log(const char *log, size_t cc_lines, size_t long_lines);
+/* The report to -o (atomically) or, without --json, to stdout; 1 after the message. */
+int report_write(const struct report_opts *o, const struct strbuf *text);
+/* After the JSON or the count lines: 0 when @ok, else 1 after one line. */
+int report_verdict(const struct report_opts *o, bool ok, const char *pct);
+/* The JSON members both modes print first ("mode" to "report"), and one more. */
+void report_json_head(const char *mode, const char *release, const char *profile,
+		      const char *sha, const char *output);
+void report_json_u64(const char *key, uint64_t v);
 
 /* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
 

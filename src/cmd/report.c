@@ -15,17 +15,28 @@
 
 static const char usage_text[] =
 	"usage: kpgo report --profile FILE.kpgo --objtree DIR --build-log LOG [options]\n"
+	"   or: kpgo report --afdo PROFILE.txt --objtree DIR --build-log LOG [options]\n"
 	"\n"
-	"Reports how much of the profile the optimized build in DIR applied, from the\n"
-	"profile, the objects in DIR and GCC's profile warnings in LOG (the build's\n"
-	"make output, with --output-sync and without V=1). A profile object applied\n"
-	"if DIR has its .o; functions are counted from the FUNCTION records and the\n"
-	"warnings. The report explains its numbers. The count lines go to stderr.\n"
+	"Reports how much of the profile the optimized build in DIR applied. The\n"
+	"report explains its numbers. The count lines go to stderr.\n"
 	"\n"
-	"  -p, --profile FILE        the profile the build was staged from\n"
+	"GCC (--profile): from the profile, the objects in DIR and GCC's profile\n"
+	"warnings in LOG (the build's make output, with --output-sync and without\n"
+	"V=1). A profile object applied if DIR has its .o; functions are counted\n"
+	"from the FUNCTION records and the warnings.\n"
+	"\n"
+	"Clang (--afdo): from the sample profile (kpgo afdo's text) and the coverage\n"
+	"warnings clang gives in LOG (make output, with --output-sync and without\n"
+	"V=1) when the build used -fprofile-sample-use=PROFILE with\n"
+	"-mllvm -sample-profile-check-record-coverage=101 and\n"
+	"-mllvm -sample-profile-check-sample-coverage=101: a profile function applied\n"
+	"if clang reported its coverage (counted by distinct FILE:LINE).\n"
+	"\n"
+	"  -p, --profile FILE        the profile the build was staged from (GCC)\n"
+	"  -a, --afdo PROFILE        the sample profile the build used (Clang)\n"
 	"  -t, --objtree DIR         the build's object tree (O=)\n"
 	"  -l, --build-log LOG       the build's output\n"
-	"  -s, --stage-report FILE   kpgo stage's --report, included\n"
+	"  -s, --stage-report FILE   kpgo stage's --report, included (GCC only)\n"
 	"  -m, --min-applied PCT     fail below PCT% of the profile's functions\n"
 	"                            applied, 0 to 100 (default 50)\n"
 	"  -r, --kernel-release REL  default: DIR/include/config/kernel.release\n"
@@ -73,9 +84,23 @@ static int default_release(const char *objtree, struct strbuf *out)
 	return r;
 }
 
-static void json_u64(const char *key, uint64_t v)
+void report_json_u64(const char *key, uint64_t v)
 {
 	printf(",\n  \"%s\": %" PRIu64, key, v);
+}
+
+void report_json_head(const char *mode, const char *release, const char *profile,
+		      const char *sha, const char *output)
+{
+	printf("{\n  \"mode\": \"%s\",\n  \"kernel_release\": ", mode);
+	json_str(stdout, release);
+	printf(",\n  \"profile\": ");
+	json_str(stdout, profile);
+	printf(",\n  \"profile_sha256\": \"%s\",\n  \"report\": ", sha);
+	if (output)
+		json_str(stdout, output);
+	else
+		printf("null");
 }
 
 static void print_json(const struct kpgo_report *rep, const char *output)
@@ -84,38 +109,163 @@ static void print_json(const struct kpgo_report *rep, const char *output)
 	struct strbuf staged = STRBUF_INIT;
 	uint64_t n;
 
-	printf("{\n  \"kernel_release\": ");
-	json_str(stdout, rep->release);
-	printf(",\n  \"profile\": ");
-	json_str(stdout, rep->profile);
-	printf(",\n  \"profile_sha256\": \"%s\",\n  \"report\": ", rep->profile_sha256);
-	if (output)
-		json_str(stdout, output);
-	else
-		printf("null");
-	json_u64("objects", c->objects);
+	report_json_head("gcc", rep->release, rep->profile, rep->profile_sha256, output);
+	report_json_u64("objects", c->objects);
 	printf(",\n  \"objects_staged\": ");
 	if (kpgo_report_staged(rep->stage_report, &staged) && !kpgo_parse_u64(staged.buf, &n))
 		printf("%" PRIu64, n);
 	else
 		printf("null");
-	json_u64("objects_applied", c->objects_applied);
+	report_json_u64("objects_applied", c->objects_applied);
 	printf(",\n  \"objects_applied_pct\": %s", c->pct_objects);
 	printf(",\n  \"objects_applied_weighted_pct\": %s", c->pct_weighted);
-	json_u64("functions", c->functions);
-	json_u64("functions_in_objects_not_compiled", c->functions_unbuilt);
-	json_u64("functions_dropped", c->dropped);
-	json_u64("functions_stale", c->stale);
-	json_u64("functions_applied_at_most", c->at_most);
+	report_json_u64("functions", c->functions);
+	report_json_u64("functions_in_objects_not_compiled", c->functions_unbuilt);
+	report_json_u64("functions_dropped", c->dropped);
+	report_json_u64("functions_stale", c->stale);
+	report_json_u64("functions_applied_at_most", c->at_most);
 	printf(",\n  \"functions_applied_at_most_pct\": %s", c->pct_at_most);
-	json_u64("functions_applied", c->applied);
+	report_json_u64("functions_applied", c->applied);
 	printf(",\n  \"functions_applied_pct\": %s", c->pct_applied);
-	json_u64("objects_without_profile", c->noobj);
-	json_u64("functions_without_profile", c->nofunc);
-	json_u64("other_warnings", c->other);
+	report_json_u64("objects_without_profile", c->noobj);
+	report_json_u64("functions_without_profile", c->nofunc);
+	report_json_u64("other_warnings", c->other);
 	printf(",\n  \"min_applied\": %u,\n  \"ok\": %s\n}\n", rep->min_applied,
 	       c->ok ? "true" : "false");
 	strbuf_release(&staged);
+}
+
+int report_head(const struct report_opts *o, const char *profile, struct strbuf *rel,
+		char sha[KPGO_SHA256_HEX])
+{
+	int r;
+
+	if (o->release)
+		r = strbuf_addstr(rel, o->release);
+	else
+		r = default_release(o->objtree, rel);
+	if (r)
+		return error("out of memory");
+	r = kpgo_sha256_file(profile, sha);
+	if (r)
+		return error("cannot read '%s': %s", profile, strerror(-r));
+	return 0;
+}
+
+int report_check_log(const char *log, size_t cc_lines, size_t long_lines)
+{
+	if (!cc_lines)
+		return error("'%s' is no kernel build log: it has no compiler lines ('  CC      x.o'; was it V=1?)",
+			     log);
+	if (long_lines)
+		warning("%zu lines of '%s' longer than %d bytes were skipped", long_lines, log,
+			KPGO_BUILDLOG_LINE_MAX);
+	return 0;
+}
+
+int report_write(const struct report_opts *o, const struct strbuf *text)
+{
+	int r;
+
+	if (o->output) {
+		r = kpgo_write_file_atomic(o->output, text->buf, text->len, 0644);
+		if (r)
+			return error("cannot write '%s': %s", o->output, strerror(-r));
+	} else if (!o->json) {
+		fwrite(text->buf, 1, text->len, stdout);
+	}
+	return 0;
+}
+
+int report_verdict(const struct report_opts *o, bool ok, const char *pct)
+{
+	if (fflush(stdout))
+		return error("cannot write to standard output: %s", strerror(errno));
+	if (ok)
+		return 0;
+	/* With --json and no -o there is no report to point to. */
+	return error("only %s%% of the profile's functions applied (at least %u%% required)%s%s",
+		     pct, o->min_applied, o->output || !o->json ? "; see " : "",
+		     o->output ? o->output : o->json ? "" : "the report");
+}
+
+static int report_gcc(const struct report_opts *o)
+{
+	struct strbuf rel = STRBUF_INIT, stage_text = STRBUF_INIT, text = STRBUF_INIT;
+	char sha[KPGO_SHA256_HEX], *real = NULL;
+	const char *trees[2];
+	struct kpgo_report rep;
+	struct kpgo_error err;
+	size_t n_trees = 0;
+	int r, fd, ret = 1;
+
+	fd = open(o->objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error("cannot open object tree '%s': %s", o->objtree, strerror(errno));
+	/* GCC names a missing .gcda by the object tree's real path (kbuild's abs_objtree). */
+	real = realpath(o->objtree, NULL);
+	if (real)
+		trees[n_trees++] = real;
+	if (o->objtree[0] == '/' && (!real || strcmp(real, o->objtree)))
+		trees[n_trees++] = o->objtree;
+	if (kpgo_report_init(&rep, trees, n_trees)) {
+		error("out of memory");
+		goto out_fd;
+	}
+	rep.min_applied = o->min_applied;
+	rep.profile = o->profile;
+	rep.headers = &o->headers;
+	if (report_head(o, o->profile, &rel, sha))
+		goto out;
+	rep.release = rel.buf;
+	rep.profile_sha256 = sha;
+	if (kpgo_report_load_profile(&rep, o->profile, fd, &err)) {
+		error("cannot read '%s': %s", o->profile, err.msg);
+		goto out;
+	}
+	if (kpgo_buildlog_read(&rep.log, o->log, &err)) {
+		error("cannot read '%s': %s", o->log, err.msg);
+		goto out;
+	}
+	if (report_check_log(o->log, rep.log.cc_lines, rep.log.long_lines))
+		goto out;
+	if (o->stage) {
+		r = kpgo_read_file(o->stage, &stage_text, 16 << 20);
+		if (r) {
+			error("cannot read '%s': %s", o->stage,
+			      r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+			goto out;
+		}
+		if (memchr(stage_text.buf, '\0', stage_text.len)) {
+			error("cannot read '%s': not a text file", o->stage);
+			goto out;
+		}
+		rep.stage_report = stage_text.buf;
+	}
+
+	if (kpgo_report_count(&rep) || kpgo_report_format(&rep, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (report_write(o, &text))
+		goto out;
+	if (o->json) {
+		print_json(&rep, o->output);
+	} else if (verbosity > 0) {
+		strbuf_reset(&text);
+		if (!kpgo_report_format_counts(&rep, &text))
+			fwrite(text.buf, 1, text.len, stderr);
+	}
+	ret = report_verdict(o, rep.c.ok, rep.c.pct_applied);
+out:
+	kpgo_report_release(&rep);
+out_fd:
+	close(fd);
+	free(real);
+	strbuf_release(&rel);
+	strbuf_release(&stage_text);
+	strbuf_release(&text);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
@@ -123,6 +273,7 @@ int cmd_report(int argc, char **argv)
 	enum { OPT_JSON = 256 };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
+		{ "afdo", required_argument, NULL, 'a' },
 		{ "objtree", required_argument, NULL, 't' },
 		{ "build-log", required_argument, NULL, 'l' },
 		{ "stage-report", required_argument, NULL, 's' },
@@ -135,166 +286,64 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile = NULL, *objtree = NULL, *log = NULL, *stage = NULL;
-	const char *release = NULL, *output = NULL;
-	struct strbuf rel = STRBUF_INIT, stage_text = STRBUF_INIT, text = STRBUF_INIT;
-	struct kpgo_strlist headers = { 0 };
-	char sha[KPGO_SHA256_HEX], *real = NULL;
-	const char *trees[2];
-	struct kpgo_report rep;
-	struct kpgo_error err;
-	unsigned min_applied = 50;
-	size_t n_trees = 0;
-	bool json = false;
-	int c, r, fd = -1, ret = 1;
+	struct report_opts o = { .min_applied = 50 };
+	int c, ret;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "p:t:l:s:m:r:H:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:t:l:s:m:r:H:o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': profile = optarg; break;
-		case 't': objtree = optarg; break;
-		case 'l': log = optarg; break;
-		case 's': stage = optarg; break;
+		case 'p': o.profile = optarg; break;
+		case 'a': o.afdo = optarg; break;
+		case 't': o.objtree = optarg; break;
+		case 'l': o.log = optarg; break;
+		case 's': o.stage = optarg; break;
 		case 'm':
-			if (kpgo_parse_u64(optarg, &v) || v > 100)
-				return usage_error("report", "bad --min-applied '%s' (0 to 100)", optarg);
-			min_applied = (unsigned)v;
+			if (kpgo_parse_u64(optarg, &v) || v > 100) {
+				ret = usage_error("report", "bad --min-applied '%s' (0 to 100)", optarg);
+				goto out;
+			}
+			o.min_applied = (unsigned)v;
 			break;
 		case 'r':
-			if (!*optarg || !text_ok(optarg))
-				return usage_error("report", "bad --kernel-release");
-			release = optarg;
+			if (!*optarg || !text_ok(optarg)) {
+				ret = usage_error("report", "bad --kernel-release");
+				goto out;
+			}
+			o.release = optarg;
 			break;
 		case 'H':
-			if (!header_ok(optarg))
-				return usage_error("report", "bad --header '%s' (one line 'KEY: VALUE')",
-						   optarg);
-			if (kpgo_strlist_add(&headers, optarg)) {
-				kpgo_strlist_clear(&headers);
-				return error("out of memory");
+			if (!header_ok(optarg)) {
+				ret = usage_error("report", "bad --header '%s' (one line 'KEY: VALUE')",
+						  optarg);
+				goto out;
+			}
+			if (kpgo_strlist_add(&o.headers, optarg)) {
+				ret = error("out of memory");
+				goto out;
 			}
 			break;
-		case 'o': output = optarg; break;
-		case OPT_JSON: json = true; break;
+		case 'o': o.output = optarg; break;
+		case OPT_JSON: o.json = true; break;
 		case 'q': verbosity = 0; break;
 		case 'h':
-			kpgo_strlist_clear(&headers);
 			fputs(usage_text, stdout);
-			return 0;
-		default: kpgo_strlist_clear(&headers); return usage_error("report", "bad option");
-		}
-	}
-	if (optind != argc || !profile || !objtree || !log) {
-		kpgo_strlist_clear(&headers);
-		if (optind != argc)
-			return usage_error("report", "unexpected argument '%s'", argv[optind]);
-		return usage_error("report", "--profile, --objtree and --build-log are required");
-	}
-
-	fd = open(objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		error("cannot open object tree '%s': %s", objtree, strerror(errno));
-		kpgo_strlist_clear(&headers);
-		return 1;
-	}
-	/* GCC names a missing .gcda by the object tree's real path (kbuild's abs_objtree). */
-	real = realpath(objtree, NULL);
-	if (real)
-		trees[n_trees++] = real;
-	if (objtree[0] == '/' && (!real || strcmp(real, objtree)))
-		trees[n_trees++] = objtree;
-	if (kpgo_report_init(&rep, trees, n_trees)) {
-		error("out of memory");
-		goto out_fd;
-	}
-	rep.min_applied = min_applied;
-	rep.profile = profile;
-	rep.headers = &headers;
-	if (!release) {
-		if (default_release(objtree, &rel)) {
-			error("out of memory");
+			ret = 0;
 			goto out;
+		default: ret = usage_error("report", "bad option"); goto out;
 		}
-		release = rel.buf;
 	}
-	rep.release = release;
-
-	r = kpgo_sha256_file(profile, sha);
-	if (r) {
-		error("cannot read '%s': %s", profile, strerror(-r));
-		goto out;
-	}
-	rep.profile_sha256 = sha;
-	if (kpgo_report_load_profile(&rep, profile, fd, &err)) {
-		error("cannot read '%s': %s", profile, err.msg);
-		goto out;
-	}
-	if (kpgo_buildlog_read(&rep.log, log, &err)) {
-		error("cannot read '%s': %s", log, err.msg);
-		goto out;
-	}
-	if (!rep.log.cc_lines) {
-		error("'%s' is no kernel build log: it has no compiler lines ('  CC      x.o'; was it V=1?)",
-		      log);
-		goto out;
-	}
-	if (rep.log.long_lines)
-		warning("%zu lines of '%s' longer than %d bytes were skipped", rep.log.long_lines,
-			log, KPGO_BUILDLOG_LINE_MAX);
-	if (stage) {
-		r = kpgo_read_file(stage, &stage_text, 16 << 20);
-		if (r) {
-			error("cannot read '%s': %s", stage,
-			      r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
-			goto out;
-		}
-		if (memchr(stage_text.buf, '\0', stage_text.len)) {
-			error("cannot read '%s': not a text file", stage);
-			goto out;
-		}
-		rep.stage_report = stage_text.buf;
-	}
-
-	if (kpgo_report_count(&rep) || kpgo_report_format(&rep, &text)) {
-		error("out of memory");
-		goto out;
-	}
-	if (output) {
-		r = kpgo_write_file_atomic(output, text.buf, text.len, 0644);
-		if (r) {
-			error("cannot write '%s': %s", output, strerror(-r));
-			goto out;
-		}
-	} else if (!json) {
-		fwrite(text.buf, 1, text.len, stdout);
-	}
-	if (json) {
-		print_json(&rep, output);
-	} else if (verbosity > 0) {
-		strbuf_reset(&text);
-		if (!kpgo_report_format_counts(&rep, &text))
-			fwrite(text.buf, 1, text.len, stderr);
-	}
-	if (fflush(stdout)) {
-		error("cannot write to standard output: %s", strerror(errno));
-		goto out;
-	}
-	if (!rep.c.ok) {
-		/* With --json and no -o there is no report to point to. */
-		error("only %s%% of the profile's functions applied (at least %u%% required)%s%s",
-		      rep.c.pct_applied, min_applied, output || !json ? "; see " : "",
-		      output ? output : json ? "" : "the report");
-		goto out;
-	}
-	ret = 0;
+	if (optind != argc)
+		ret = usage_error("report", "unexpected argument '%s'", argv[optind]);
+	else if (o.profile && o.afdo)
+		ret = usage_error("report", "--profile (GCC) and --afdo (Clang) exclude each other");
+	else if (o.afdo && o.stage)
+		ret = usage_error("report", "--stage-report is for GCC builds, not with --afdo");
+	else if (!(o.profile || o.afdo) || !o.objtree || !o.log)
+		ret = usage_error("report",
+				  "--profile (or --afdo), --objtree and --build-log are required");
+	else
+		ret = o.afdo ? report_clang(&o) : report_gcc(&o);
 out:
-	kpgo_report_release(&rep);
-out_fd:
-	close(fd);
-	free(real);
-	kpgo_strlist_clear(&headers);
-	strbuf_release(&rel);
-	strbuf_release(&stage_text);
-	strbuf_release(&text);
+	kpgo_strlist_clear(&o.headers);
 	return ret;
 }

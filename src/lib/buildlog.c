@@ -127,6 +127,23 @@ static int add_warning(struct kpgo_buildlog *log, enum kpgo_warn_kind kind, cons
 	return 0;
 }
 
+bool kpgo_buildlog_cc_line(const char *s, size_t len, size_t *obj)
+{
+	/* kbuild's quiet_cmd_cc_o_c: "  CC      x.o", "  CC [M]  x.o" */
+	size_t p = 4;
+
+	if (!starts_with(s, len, "  CC"))
+		return false;
+	if (starts_with(s + p, len - p, " [M] "))
+		p += 4;
+	if (p >= len || s[p] != ' ')
+		return false;
+	while (p < len && s[p] == ' ')
+		p++;
+	*obj = p;
+	return true;
+}
+
 /* Turns GCC's UTF-8 quotation marks (U+2018, U+2019) into apostrophes, in place. */
 static size_t ascii_quotes(char *s, size_t len)
 {
@@ -182,19 +199,13 @@ static int parse_line(struct kpgo_buildlog *log, char *s, size_t len)
 		s[--len] = '\0';
 	len = ascii_quotes(s, len);
 	if (starts_with(s, len, "  CC")) {
-		/* kbuild's quiet_cmd_cc_o_c: "  CC      x.o", "  CC [M]  x.o" */
-		size_t p = 4;
+		size_t p;
 
-		if (starts_with(s + p, len - p, " [M] "))
-			p += 4;
-		if (p < len && s[p] == ' ') {
-			while (p < len && s[p] == ' ')
-				p++;
-			log->cc_lines++;
-			strbuf_reset(&log->obj);
-			return strbuf_add(&log->obj, s + p, len - p);
-		}
-		return 0;
+		if (!kpgo_buildlog_cc_line(s, len, &p))
+			return 0;
+		log->cc_lines++;
+		strbuf_reset(&log->obj);
+		return strbuf_add(&log->obj, s + p, len - p);
 	}
 	for (i = 0; i < 2 && !ends_with(s, len, suffixes[i]); i++)
 		;

@@ -76,6 +76,13 @@ struct kpgo_buildlog {
 };
 
 /*
+ * Whether the line @s (@len bytes, no newline) is kbuild's compiler line,
+ * "  CC      x.o" or "  CC [M]  x.o" (not "  HOSTCC"); the object's offset
+ * in @s goes to @obj.
+ */
+bool kpgo_buildlog_cc_line(const char *s, size_t len, size_t *obj);
+
+/*
  * @objtrees: the absolute object tree paths GCC may name a .gcda by (the
  * object tree as kbuild saw it: its real path); @n may be 0.
  */

@@ -108,7 +108,7 @@ kpgo: only 0.0% of the profile's functions applied (at least 50% required); see 
 @test "UTF-8 quotes and ASCII apostrophes give the same report" {
     synthetic_log utf8 >"$W/utf8.log"
     synthetic_log ascii >"$W/ascii.log"
-    ! cmp -s "$W/utf8.log" "$W/ascii.log"
+    run ! cmp -s "$W/utf8.log" "$W/ascii.log"
     run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/utf8.log" -o "$W/r1" --min-applied 0
     assert_success
     run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/ascii.log" -o "$W/r2" --min-applied 0
@@ -320,7 +320,7 @@ refused() {
 @test "usage errors exit 2" {
     run kpgo report -p "$W/p.kpgo" -t "$OBJ"
     assert_failure 2
-    assert_line --index 0 "kpgo report: --profile, --objtree and --build-log are required"
+    assert_line --index 0 "kpgo report: --profile (or --afdo), --objtree and --build-log are required"
     run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l x extra
     assert_failure 2
     run kpgo report --bogus

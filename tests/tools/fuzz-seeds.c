@@ -5,7 +5,7 @@
  * Usage: fuzz-seeds NAME DIR
  *
  * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
- * config, json). The
+ * config, json, afdo-text). The
  * seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
@@ -301,6 +301,34 @@ static int seeds_json(void)
 	       write_seed("values.json", values, sizeof(values) - 1);
 }
 
+/* A sample profile as kpgo afdo writes it, one in LLVM's other shapes, a clang build log. */
+static int seeds_afdo_text(void)
+{
+	static const char afdo[] =
+		"clamp:3100:3100\n 1: 1600\n 2: 1500\n"
+		"main:6404:1\n 0: 1\n 3: 1601\n 4: 1600\n 5: 100\n 7: 1500\n";
+	static const char llvm[] =
+		"# comment\n\nfoo:2300:10\n 0: 10\n 1.2: 100 bar:60 baz:40\n 5: callee:1000\n"
+		"  0: 500\n  2: deeper:10\n   0: 10\n 6: 1990\n_Z3barv:0:0\n 65535.7: 0";
+	static const char log[] =
+		"  CC      kernel/fork.o\n"
+		"warning: ../kernel/fork.c:2626: 3 of 3 available profile records (100%) were "
+		"applied [-Wbackend-plugin]\n"
+		"warning: ../kernel/fork.c:2626: 1001 of 2002 available profile samples (50%) were "
+		"applied [-Wbackend-plugin]\n"
+		"1 warning generated.\n"
+		"  CC [M]  drivers/x.o\r\n"
+		"warning: ../include/linux/list.h:10: 2 of 4 available profile records (50%) were "
+		"applied [-Wbackend-plugin]\n"
+		"warning: ../include/linux/list.h:10: 5 of 9 available profile samples (55%) were "
+		"applied\n"
+		"ld.lld: warning: t.c:9: 1 of 6 available profile records (16%) were applied";
+
+	return write_seed("afdo.txt", afdo, sizeof(afdo) - 1) ||
+	       write_seed("llvm.txt", llvm, sizeof(llvm) - 1) ||
+	       write_seed("clang.log", log, sizeof(log) - 1);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -313,6 +341,7 @@ int main(int argc, char **argv)
 		{ "buildlog", seeds_buildlog },
 		{ "config", seeds_config },
 		{ "json", seeds_json },
+		{ "afdo-text", seeds_afdo_text },
 	};
 	size_t i;
 

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target for kpgo report --afdo's two readers: the bytes as a
+ * text sample profile (accepted: at least one function, no more functions
+ * and records than lines; refused: a message), and as a build log of
+ * clang's coverage warnings, which reads the same whole as cut anywhere
+ * and keeps each (FILE, LINE, ordinal) once, with N <= M.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afdo-report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(bool cond)
+{
+	if (!cond)
+		abort();
+}
+
+static int parse_log(const uint8_t *data, size_t size, size_t cut, struct kpgo_afdo_cov_log *log)
+{
+	struct kpgo_error err;
+	int r;
+
+	kpgo_afdo_cov_log_init(log);
+	r = kpgo_afdo_cov_log_feed(log, data, cut, &err);
+	if (!r)
+		r = kpgo_afdo_cov_log_feed(log, data + cut, size - cut, &err);
+	if (!r)
+		r = kpgo_afdo_cov_log_finish(log, &err);
+	return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kpgo_afdo_cov_log a, b;
+	struct kpgo_afdo_text t;
+	struct kpgo_error err;
+	size_t i;
+	int r, rb;
+
+	err.msg[0] = '\0';
+	r = kpgo_afdo_text_parse(&t, (const char *)data, size, &err);
+	check(!r || ((r == -EINVAL || r == -EBADMSG || r == -ENOMEM) && err.msg[0]));
+	if (!r)
+		check(t.functions >= 1 && t.functions + t.records + t.inlined_lines <= t.lines &&
+		      t.zero_total <= t.functions && t.lines <= size + 1);
+
+	r = parse_log(data, size, 0, &a);
+	rb = parse_log(data, size, size ? data[0] % (size + 1) : 0, &b);
+	check(r == rb && (!r || r == -EBADMSG));
+	if (!r) {
+		check(a.n == b.n && a.lines == b.lines && a.cc_lines == b.cc_lines &&
+		      a.malformed == b.malformed && a.repeats == b.repeats);
+		check(a.n + a.repeats <= a.records_warnings + a.samples_warnings);
+		for (i = 0; i < a.n; i++) {
+			const struct kpgo_afdo_site *s = &a.sites[i];
+
+			check(!strcmp(s->file, b.sites[i].file) && s->line == b.sites[i].line &&
+			      s->ordinal == b.sites[i].ordinal &&
+			      s->records_applied == b.sites[i].records_applied);
+			check(s->line && s->ordinal && (s->has_records || s->has_samples));
+			check(s->records_applied <= s->records && s->samples_applied <= s->samples);
+			check(!i || strcmp(a.sites[i - 1].file, s->file) || a.sites[i - 1].line != s->line ||
+			      a.sites[i - 1].ordinal != s->ordinal);
+		}
+	}
+	kpgo_afdo_cov_log_release(&a);
+	kpgo_afdo_cov_log_release(&b);
+	return 0;
+}
