@@ -71,7 +71,7 @@ int kpgo_afdo_text_parse(struct kpgo_afdo_text *t, const char *text, size_t len,
 /* The file at @path, at most %KPGO_AFDO_TEXT_MAX bytes (-EFBIG past it). */
 int kpgo_afdo_text_read(struct kpgo_afdo_text *t, const char *path, struct kpgo_error *err);
 
-/* --- clang's coverage warnings (afdo-report.c) --------------------------- */
+/* --- clang's coverage warnings (afdo-cov.c) ------------------------------ */
 
 enum kpgo_afdo_cov_kind {
 	KPGO_AFDO_COV_RECORDS,

@@ -103,8 +103,8 @@ void kpgo_afdo_free(struct kpgo_afdo *a);
  * @doc: the parsed document
  * @object: the object's name, for messages
  *
- * Checks the document's shape (the members used must be there, of the
- * right types) and gcc_version. Returns 0, -EINVAL with "malformed gcov
+ * Checks the document's shape (kpgo_afdo_gcov_check()) and gcc_version.
+ * Returns 0, -EINVAL with "malformed gcov
  * output for 'OBJECT': ..." or a version message in @err, or -ENOMEM.
  * Nothing is added on failure.
  */
@@ -132,6 +132,20 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
  */
 int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
 		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
+
+/* --- gcov's documents and their names (afdo-shape.c) --------------------- */
+
+/**
+ * kpgo_afdo_gcov_check() - check a gcov --json-format document's shape
+ * @object: the object's name, for messages
+ * @version: the profile's gcov version stamp (0: any GCC)
+ *
+ * The members kpgo_afdo_add_gcov() uses must be there, of the right
+ * types. Returns 0 or -EINVAL with "malformed gcov output for 'OBJECT':
+ * ..." or a version message in @err.
+ */
+int kpgo_afdo_gcov_check(const struct kpgo_json *doc, const char *object, uint32_t version,
+			 struct kpgo_error *err);
 
 /*
  * True when @version ("12.2.0", gcov's "gcc_version" or --version) is of
