@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "afdo-report.h"
+#include "afdo.h"
 #include "buildlog.h"
 
 #define WARNING "warning: "
@@ -115,6 +116,7 @@ void kpgo_afdo_cov_log_init(struct kpgo_afdo_cov_log *log)
 {
 	memset(log, 0, sizeof(*log));
 	strbuf_init(&log->line);
+	strbuf_init(&log->file);
 	log->pending = SIZE_MAX;
 }
 
@@ -126,6 +128,7 @@ void kpgo_afdo_cov_log_release(struct kpgo_afdo_cov_log *log)
 		free(log->sites[i].file);
 	free(log->sites);
 	strbuf_release(&log->line);
+	strbuf_release(&log->file);
 	kpgo_afdo_cov_log_init(log);
 }
 
@@ -159,6 +162,24 @@ static int add_site(struct kpgo_afdo_cov_log *log, const struct kpgo_afdo_cov *c
 	return 0;
 }
 
+/*
+ * @c's FILE with "." components and "dir/.." pairs removed, in @log's
+ * buffer, where @c then points: clang names a header as it was included.
+ */
+static int normalize_file(struct kpgo_afdo_cov_log *log, struct kpgo_afdo_cov *c)
+{
+	struct strbuf raw = STRBUF_INIT;
+	int r = strbuf_add(&raw, c->file, c->file_len);
+
+	strbuf_reset(&log->file);
+	if (!r)
+		r = kpgo_afdo_source_key("", raw.buf, &log->file);
+	strbuf_release(&raw);
+	c->file = log->file.buf;
+	c->file_len = log->file.len;
+	return r;
+}
+
 static bool same_site(const struct kpgo_afdo_site *s, const struct kpgo_afdo_cov *c)
 {
 	return s->line == c->line && strlen(s->file) == c->file_len &&
@@ -186,6 +207,8 @@ static int parse_line(struct kpgo_afdo_cov_log *log, const char *s, size_t len)
 	}
 	if (!r)
 		return 0;
+	if (normalize_file(log, &c))
+		return -ENOMEM;
 	if (c.kind == KPGO_AFDO_COV_RECORDS) {
 		log->records_warnings++;
 		if (add_site(log, &c))

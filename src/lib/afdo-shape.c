@@ -62,6 +62,15 @@ static bool name_ok(const char *n)
 	return true;
 }
 
+/* A file name without control characters: the definitions table is tab-separated lines. */
+static bool file_ok(const char *n)
+{
+	for (; *n; n++)
+		if ((unsigned char)*n < ' ' || *n == 0x7f)
+			return false;
+	return true;
+}
+
 int kpgo_afdo_gcov_check(const struct kpgo_json *doc, const char *object, uint32_t version,
 			 struct kpgo_error *err)
 {
@@ -89,13 +98,15 @@ int kpgo_afdo_gcov_check(const struct kpgo_json *doc, const char *object, uint32
 	if (!files)
 		return r;
 	for (i = 0; i < files->n; i++) {
-		const struct kpgo_json *f = &files->v[i], *fns, *lines;
+		const struct kpgo_json *f = &files->v[i], *fns, *lines, *file;
 
 		snprintf(s->where, sizeof(s->where), "files[%zu]", i);
 		if (f->type != KPGO_JSON_OBJECT)
 			return bad(s, "is not an object");
-		if (!member(s, f, "file", KPGO_JSON_STRING, false, &r))
+		if (!(file = member(s, f, "file", KPGO_JSON_STRING, false, &r)))
 			return r;
+		if (!file_ok(file->s))
+			return bad(s, "has a file name with control characters");
 		if (!(fns = member(s, f, "functions", KPGO_JSON_ARRAY, false, &r)))
 			return r;
 		if (!(lines = member(s, f, "lines", KPGO_JSON_ARRAY, false, &r)))
@@ -113,7 +124,8 @@ int kpgo_afdo_gcov_check(const struct kpgo_json *doc, const char *object, uint32
 				return r;
 			if (!name_ok(name->s))
 				return bad(s, "has a name with blanks or control characters");
-			if (start->i < 1 || end->i < start->i)
+			/* GCC keeps line numbers in 32 bits. */
+			if (start->i < 1 || start->i > UINT32_MAX || end->i < start->i)
 				return bad(s, "has no valid line range");
 		}
 		for (j = 0; j < lines->n; j++) {

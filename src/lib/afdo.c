@@ -22,6 +22,7 @@ struct afdo_line {
 
 struct afdo_def {
 	char *file;
+	char *source; /* the file's name as GCC was given it (of the first copy) */
 	char *object; /* of the first copy */
 	int64_t start;
 	uint64_t head;
@@ -81,6 +82,7 @@ void kpgo_afdo_free(struct kpgo_afdo *a)
 		for (d = e->defs; d; d = next) {
 			next = d->next;
 			free(d->file);
+			free(d->source);
 			free(d->object);
 			free(d->lines);
 			free(d);
@@ -127,9 +129,12 @@ static int grow_table(struct kpgo_afdo *a)
 	return 0;
 }
 
-/* The definition (@name, @file, @start), made when new (first met in @object). */
-static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int64_t start,
-		    const char *object, struct afdo_def **out)
+/*
+ * The definition (@name, @file, @start), made when new (first met in
+ * @object, its file named @source there).
+ */
+static int find_def(struct kpgo_afdo *a, const char *name, const char *file, const char *source,
+		    int64_t start, const char *object, struct afdo_def **out)
 {
 	struct afdo_name *e;
 	struct afdo_def *d;
@@ -156,9 +161,12 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int
 		}
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->file = strdup(file)) || !(d->object = strdup(object))) {
-		if (d)
+	if (!d || !(d->file = strdup(file)) || !(d->source = strdup(source)) ||
+	    !(d->object = strdup(object))) {
+		if (d) {
 			free(d->file);
+			free(d->source);
+		}
 		free(d);
 		return -ENOMEM;
 	}
@@ -226,12 +234,16 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 {
 	const struct kpgo_json *fns = kpgo_json_get(f, "functions");
 	const struct kpgo_json *lines = kpgo_json_get(f, "lines");
-	struct strbuf key = STRBUF_INIT;
+	const char *file = kpgo_json_get(f, "file")->s;
+	struct strbuf key = STRBUF_INIT, source = STRBUF_INIT;
 	struct fn_ref *refs = NULL;
 	size_t i;
 	int r;
 
-	r = kpgo_afdo_source_key(cwd, kpgo_json_get(f, "file")->s, &key);
+	/* The key joins the directory GCC ran in; the table's name is GCC's own, as Clang's is. */
+	r = kpgo_afdo_source_key(cwd, file, &key);
+	if (!r)
+		r = kpgo_afdo_source_key("", file, &source);
 	if (r)
 		goto out;
 	if (fns->n) {
@@ -247,7 +259,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 		refs[i].name = kpgo_json_get(fn, "name")->s;
 		refs[i].start = kpgo_json_get(fn, "start_line")->i;
 		refs[i].end = kpgo_json_get(fn, "end_line")->i;
-		r = find_def(a, refs[i].name, key.buf, refs[i].start, object, &refs[i].def);
+		r = find_def(a, refs[i].name, key.buf, source.buf, refs[i].start, object,
+			     &refs[i].def);
 		if (r)
 			goto out;
 		refs[i].def->head =
@@ -285,6 +298,7 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 out:
 	free(refs);
 	strbuf_release(&key);
+	strbuf_release(&source);
 	return r;
 }
 
@@ -365,7 +379,7 @@ static int list_ambiguous(struct kpgo_strlist *l, const struct afdo_name *e)
 	return r;
 }
 
-/* Writes @d as @name's profile; false (nothing written) when never executed. */
+/* Writes @d as @name's profile: 1, or 0 (nothing written) when never executed. */
 static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
 		     struct kpgo_afdo_stats *st)
 {
@@ -387,7 +401,39 @@ static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
 	st->functions++;
 	st->lines += d->n;
 	st->samples = kpgo_sat_add(st->samples, total);
-	return r;
+	return r ? -ENOMEM : 1;
+}
+
+static bool same_place(const struct afdo_def *x, const struct afdo_def *y)
+{
+	return x->start == y->start && !strcmp(x->source, y->source);
+}
+
+/*
+ * The definitions table's lines of @e: @profile (NULL when the name was
+ * left out) as "profile", every other definition as "weak" (when
+ * @profile is set) or "left-out". Definitions of one place that differ
+ * only in the directory GCC ran in get one line.
+ */
+static int write_rows(struct strbuf *defs, const struct afdo_name *e,
+		      const struct afdo_def *profile)
+{
+	const struct afdo_def *d, *t;
+	int r = 0;
+
+	if (profile)
+		r = strbuf_addf(defs, "%s\tprofile\t%s\t%" PRId64 "\n", e->name, profile->source,
+				profile->start);
+	for (d = e->defs; d && !r; d = d->next) {
+		bool again = d == profile || (profile && same_place(d, profile));
+
+		for (t = e->defs; t != d && !again; t = t->next)
+			again = t != profile && same_place(t, d);
+		if (!again)
+			r = strbuf_addf(defs, "%s\t%s\t%s\t%" PRId64 "\n", e->name,
+					profile ? "weak" : "left-out", d->source, d->start);
+	}
+	return r ? -ENOMEM : 0;
 }
 
 /*
@@ -418,7 +464,8 @@ static struct afdo_def *strong_over_weak(const struct afdo_name *e, kpgo_afdo_bi
 }
 
 int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
-		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous)
+		    struct strbuf *out, struct strbuf *defs, struct kpgo_afdo_stats *st,
+		    struct kpgo_strlist *ambiguous)
 {
 	struct afdo_name **names;
 	size_t i, n = 0;
@@ -437,21 +484,28 @@ int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx
 		if (a->slots[i])
 			names[n++] = a->slots[i];
 	qsort(names, n, sizeof(*names), cmp_name);
+	if (defs)
+		r = strbuf_addstr(defs, KPGO_AFDO_DEFS_HEAD "\n");
 	for (i = 0; i < n && !r; i++) {
 		struct afdo_name *e = names[i];
 		struct afdo_def *d;
 
 		for (d = e->defs; d; d = d->next)
 			def_merge_lines(d);
-		if (e->ndefs == 1) {
-			r = write_def(e->name, e->defs, out, st);
-			continue;
-		}
-		d = strong_over_weak(e, binding, ctx);
+		d = e->ndefs == 1 ? e->defs : strong_over_weak(e, binding, ctx);
 		if (d) {
-			st->weak_names++;
-			st->weak_defs += e->ndefs - 1;
+			if (e->ndefs > 1) {
+				st->weak_names++;
+				st->weak_defs += e->ndefs - 1;
+			}
+			/*
+			 * Written: its other definitions are weak ones, which
+			 * Clang compiles with this profile too. Not written: the
+			 * name is not in the profile, and no line is needed.
+			 */
 			r = write_def(e->name, d, out, st);
+			if (r > 0)
+				r = defs ? write_rows(defs, e, d) : 0;
 			continue;
 		}
 		st->ambiguous_names++;
@@ -460,6 +514,8 @@ int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx
 			st->ambiguous_samples = kpgo_sat_add(st->ambiguous_samples, def_total(d));
 		if (ambiguous)
 			r = list_ambiguous(ambiguous, e);
+		if (!r && defs)
+			r = write_rows(defs, e, NULL);
 	}
 	free(names);
 	return r ? -ENOMEM : 0;
