@@ -10,7 +10,7 @@
 #include "cmd/cmd.h"
 
 static const char usage_text[] =
-	"usage: kpgo afdo [--objtree DIR] [--gcov GCOV] -o OUT.afdo.txt FILE.kpgo\n"
+	"usage: kpgo afdo [--objtree DIR] [--gcov GCOV] [--defs DEFS] -o OUT.afdo.txt FILE.kpgo\n"
 	"\n"
 	"Converts a profile into an LLVM sample profile, in the AutoFDO text format\n"
 	"that `llvm-profdata merge --sample` reads, for Clang's -fprofile-sample-use\n"
@@ -28,6 +28,16 @@ static const char usage_text[] =
 	"      --gcov GCOV     the gcov of the GCC that built it (default: gcov-MAJOR\n"
 	"                      of the profile's GCC when in PATH, else gcov)\n"
 	"  -o, --output FILE   the sample profile (written atomically)\n"
+	"      --defs DEFS     also the table of the definitions behind the profile,\n"
+	"                      for kpgo report --defs (written atomically, after -o):\n"
+	"                      a line '" KPGO_AFDO_DEFS_HEAD "', then one line per\n"
+	"                      name and definition, NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE,\n"
+	"                      in byte order of the names. ROLE: profile (its counts\n"
+	"                      are NAME's), weak (a weak definition the strong one\n"
+	"                      overrides; clang gives it NAME's counts too) or\n"
+	"                      left-out (NAME has several definitions). SOURCE: the\n"
+	"                      file as GCC was given it, '.' and 'dir/..' removed\n"
+	"                      (clang's names read alike); LINE: the name's line\n"
 	"      --json          print the summary as JSON on stdout\n"
 	"  -q, --quiet / -v, --verbose (lists what was left out)\n";
 
@@ -54,12 +64,17 @@ static void json_list(const char *key, const struct kpgo_strlist *l)
 	printf("]");
 }
 
-static void print_json(const char *out, const struct kpgo_afdo_result *res)
+static void print_json(const char *out, const char *defs, const struct kpgo_afdo_result *res)
 {
 	const struct kpgo_afdo_stats *st = &res->st;
 
 	printf("{\n  \"output\": ");
 	json_str(stdout, out);
+	printf(",\n  \"defs\": ");
+	if (defs)
+		json_str(stdout, defs);
+	else
+		printf("null");
 	printf(",\n  \"profile_objects\": %zu,\n  \"objects\": %zu,\n  \"functions\": %zu,\n"
 	       "  \"lines\": %zu,\n  \"samples\": %" PRIu64 ",\n  \"unexecuted\": %zu,\n"
 	       "  \"ambiguous_names\": %zu,\n  \"ambiguous_definitions\": %zu,\n"
@@ -87,11 +102,12 @@ static double pct(uint64_t part, uint64_t whole)
 
 int cmd_afdo(int argc, char **argv)
 {
-	enum { OPT_GCOV = 256, OPT_JSON };
+	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS };
 	static const struct option opts[] = {
 		{ "objtree", required_argument, NULL, 't' },
 		{ "gcov", required_argument, NULL, OPT_GCOV },
 		{ "output", required_argument, NULL, 'o' },
+		{ "defs", required_argument, NULL, OPT_DEFS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -101,7 +117,7 @@ int cmd_afdo(int argc, char **argv)
 	struct kpgo_afdo_opts o = { 0 };
 	struct kpgo_afdo_result res;
 	const struct kpgo_afdo_stats *st = &res.st;
-	const char *out = NULL, *file;
+	const char *out = NULL, *defs = NULL, *file;
 	struct kpgo_error err;
 	bool json = false;
 	uint64_t all;
@@ -112,6 +128,7 @@ int cmd_afdo(int argc, char **argv)
 		case 't': o.gcno_dir = optarg; break;
 		case OPT_GCOV: o.gcov = optarg; break;
 		case 'o': out = optarg; break;
+		case OPT_DEFS: defs = optarg; break;
 		case OPT_JSON: json = true; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
@@ -125,6 +142,10 @@ int cmd_afdo(int argc, char **argv)
 		return usage_error("afdo", "-o OUT is required");
 	if (o.gcov && !*o.gcov)
 		return usage_error("afdo", "--gcov needs a program");
+	if (defs && !*defs)
+		return usage_error("afdo", "--defs needs a file");
+	if (defs && !strcmp(defs, out))
+		return usage_error("afdo", "--defs and -o name the same file");
 	file = argv[optind];
 	kpgo_afdo_result_init(&res);
 	if (kpgo_afdo_convert(file, &o, &res, &err)) {
@@ -140,11 +161,18 @@ int cmd_afdo(int argc, char **argv)
 		error("cannot write '%s': %s", out, strerror(-r));
 		goto out;
 	}
+	if (defs) {
+		r = kpgo_write_file_atomic(defs, res.defs.buf, res.defs.len, 0644);
+		if (r) {
+			error("cannot write '%s': %s", defs, strerror(-r));
+			goto out;
+		}
+	}
 	if (res.gcov_messages)
 		warning("gcov printed %zu message%s, the first: %s", res.gcov_messages,
 			res.gcov_messages == 1 ? "" : "s", res.gcov_first_message.buf);
 	if (json)
-		print_json(out, &res);
+		print_json(out, defs, &res);
 	all = kpgo_sat_add(kpgo_sat_add(st->samples, st->ambiguous_samples), st->unplaced_samples);
 	note(1, "kpgo afdo: wrote %zu functions (%zu lines) to '%s' from %zu of %zu objects; left out: "
 		"%zu names with several definitions (%zu functions, %.1f%% of the line counts), "

@@ -56,6 +56,7 @@ int store_ingest(int argc, char **argv);
 struct report_opts {
 	const char *profile;
 	const char *afdo;
+	const char *defs;
 	const char *objtree;
 	const char *log;
 	const char *stage;

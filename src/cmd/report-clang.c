@@ -2,12 +2,41 @@
 /* kpgo report --afdo: how much of a sample profile a Clang build applied. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "afdo-report.h"
 #include "sha256.h"
+
+/* With --defs: the table's lines, and every site it does not hold as the profile's. */
+static void print_json_defs(const struct kpgo_afdo_report *rep)
+{
+	const struct kpgo_afdo_report_counts *c = &rep->c;
+	bool first = true;
+	size_t i;
+
+	printf(",\n  \"defs\": ");
+	json_str(stdout, rep->defs_file);
+	report_json_u64("defs_profile", rep->defs.roles[KPGO_AFDO_ROLE_PROFILE]);
+	report_json_u64("defs_weak", rep->defs.roles[KPGO_AFDO_ROLE_WEAK]);
+	report_json_u64("defs_left_out", rep->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
+	report_json_u64("sites_weak", c->weak_sites);
+	report_json_u64("sites_outside", c->outside_sites);
+	printf(",\n  \"outside\": [");
+	for (i = 0; i < rep->log.n; i++) {
+		const struct kpgo_afdo_site *s = &rep->log.sites[i];
+
+		if (s->kind != KPGO_AFDO_SITE_OUTSIDE)
+			continue;
+		printf("%s{\"file\": ", first ? "" : ", ");
+		json_str(stdout, s->file);
+		printf(", \"line\": %" PRIu32 ", \"ordinal\": %" PRIu32 "}", s->line, s->ordinal);
+		first = false;
+	}
+	printf("]");
+}
 
 static void print_json_clang(const struct kpgo_afdo_report *rep, const char *output)
 {
@@ -38,6 +67,8 @@ static void print_json_clang(const struct kpgo_afdo_report *rep, const char *out
 	report_json_u64("samples_of_applied", c->samples);
 	printf(",\n  \"samples_applied_pct\": %s", c->pct_samples);
 	printf(",\n  \"samples_applied_of_all_pct\": %s", c->pct_samples_all);
+	if (rep->defs_file)
+		print_json_defs(rep);
 	printf(",\n  \"min_applied\": %u,\n  \"ok\": %s\n}\n", rep->min_applied,
 	       c->ok ? "true" : "false");
 }
@@ -45,6 +76,7 @@ static void print_json_clang(const struct kpgo_afdo_report *rep, const char *out
 int report_clang(const struct report_opts *o)
 {
 	struct strbuf rel = STRBUF_INIT, text = STRBUF_INIT;
+	struct kpgo_strlist names = { 0 };
 	char sha[KPGO_SHA256_HEX];
 	struct kpgo_afdo_report rep;
 	struct kpgo_error err;
@@ -62,9 +94,21 @@ int report_clang(const struct report_opts *o)
 		goto out;
 	rep.release = rel.buf;
 	rep.profile_sha256 = sha;
-	if (kpgo_afdo_text_read(&rep.prof, o->afdo, &err)) {
+	if (kpgo_afdo_text_read(&rep.prof, o->afdo, o->defs ? &names : NULL, &err)) {
 		error("cannot read '%s': %s", o->afdo, err.msg);
 		goto out;
+	}
+	if (o->defs) {
+		if (kpgo_afdo_defs_read(&rep.defs, o->defs, &err)) {
+			error("cannot read '%s': %s", o->defs, err.msg);
+			goto out;
+		}
+		if (kpgo_afdo_defs_check(&rep.defs, &names, &err)) {
+			error("'%s' is not the definitions table of '%s': %s", o->defs, o->afdo,
+			      err.msg);
+			goto out;
+		}
+		rep.defs_file = o->defs;
 	}
 	if (kpgo_afdo_cov_log_read(&rep.log, o->log, &err)) {
 		error("cannot read '%s': %s", o->log, err.msg);
@@ -94,6 +138,7 @@ int report_clang(const struct report_opts *o)
 	ret = report_verdict(o, rep.c.ok, rep.c.pct_applied);
 out:
 	kpgo_afdo_report_release(&rep);
+	kpgo_strlist_clear(&names);
 	strbuf_release(&rel);
 	strbuf_release(&text);
 	return ret;

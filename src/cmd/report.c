@@ -30,10 +30,16 @@ static const char usage_text[] =
 	"V=1) when the build used -fprofile-sample-use=PROFILE with\n"
 	"-mllvm -sample-profile-check-record-coverage=101 and\n"
 	"-mllvm -sample-profile-check-sample-coverage=101: a profile function applied\n"
-	"if clang reported its coverage (counted by distinct FILE:LINE).\n"
+	"if clang reported its coverage (counted by distinct FILE:LINE). Clang\n"
+	"matches a profile by name alone: with --defs, kpgo afdo's table of the\n"
+	"definitions behind PROFILE, each FILE:LINE is told apart as the profile's\n"
+	"definition (applied), a weak one the linker drops, or another function of\n"
+	"a profile function's name that took its counts (listed).\n"
 	"\n"
 	"  -p, --profile FILE        the profile the build was staged from (GCC)\n"
 	"  -a, --afdo PROFILE        the sample profile the build used (Clang)\n"
+	"      --defs FILE           its definitions table (kpgo afdo --defs; Clang);\n"
+	"                            it must name the profile's functions, else an error\n"
 	"  -t, --objtree DIR         the build's object tree (O=)\n"
 	"  -l, --build-log LOG       the build's output\n"
 	"  -s, --stage-report FILE   kpgo stage's --report, included (GCC only)\n"
@@ -270,10 +276,11 @@ out_fd:
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256 };
+	enum { OPT_JSON = 256, OPT_DEFS };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "afdo", required_argument, NULL, 'a' },
+		{ "defs", required_argument, NULL, OPT_DEFS },
 		{ "objtree", required_argument, NULL, 't' },
 		{ "build-log", required_argument, NULL, 'l' },
 		{ "stage-report", required_argument, NULL, 's' },
@@ -294,6 +301,7 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'p': o.profile = optarg; break;
 		case 'a': o.afdo = optarg; break;
+		case OPT_DEFS: o.defs = optarg; break;
 		case 't': o.objtree = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 's': o.stage = optarg; break;
@@ -338,6 +346,8 @@ int cmd_report(int argc, char **argv)
 		ret = usage_error("report", "--profile (GCC) and --afdo (Clang) exclude each other");
 	else if (o.afdo && o.stage)
 		ret = usage_error("report", "--stage-report is for GCC builds, not with --afdo");
+	else if (o.defs && !o.afdo)
+		ret = usage_error("report", "--defs is for Clang builds, with --afdo");
 	else if (!(o.profile || o.afdo) || !o.objtree || !o.log)
 		ret = usage_error("report",
 				  "--profile (or --afdo), --objtree and --build-log are required");

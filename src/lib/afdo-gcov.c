@@ -33,12 +33,14 @@ void kpgo_afdo_result_init(struct kpgo_afdo_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->text);
+	strbuf_init(&r->defs);
 	strbuf_init(&r->gcov_first_message);
 }
 
 void kpgo_afdo_result_release(struct kpgo_afdo_result *r)
 {
 	strbuf_release(&r->text);
+	strbuf_release(&r->defs);
 	strbuf_release(&r->gcov_first_message);
 	kpgo_strlist_clear(&r->no_gcno);
 	kpgo_strlist_clear(&r->other_build);
@@ -545,7 +547,8 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		if (r)
 			goto out;
 	}
-	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->st, &res->ambiguous);
+	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->st,
+			    &res->ambiguous);
 	if (r)
 		r = kpgo_error_set(err, r, "out of memory");
 out:

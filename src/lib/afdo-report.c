@@ -1,379 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Clang's sample profile coverage warnings read from a build log, and the
- * report made of them and the profile; see afdo-report.h.
+ * The report of a Clang build with a sample profile: the profile, clang's
+ * coverage reports (afdo-cov.c) and, when given, kpgo afdo's definitions
+ * table (afdo-defs.c) counted and explained; see afdo-report.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "afdo-report.h"
 #include "buildlog.h"
-
-#define WARNING "warning: "
-#define FLAG " [-Wbackend-plugin]"
-#define TAIL "%) were applied"
-
-static const char *const kind_text[] = {
-	[KPGO_AFDO_COV_RECORDS] = " available profile records (",
-	[KPGO_AFDO_COV_SAMPLES] = " available profile samples (",
-};
-
-static bool starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !memcmp(s, prefix, n);
-}
-
-/* [@b, *@e) ends with @suffix: *@e is moved before it. */
-static bool cut_suffix(const char *b, const char **e, const char *suffix)
-{
-	size_t n = strlen(suffix);
-
-	if ((size_t)(*e - b) < n || memcmp(*e - n, suffix, n))
-		return false;
-	*e -= n;
-	return true;
-}
-
-/*
- * The decimal number that ends at *@e, as clang prints one (no leading
- * zeros), at most @max; *@e is moved before it.
- */
-static bool cut_number(const char *b, const char **e, uint64_t max, uint64_t *v)
-{
-	const char *d = *e;
-	uint64_t x = 0;
-
-	while (d > b && d[-1] >= '0' && d[-1] <= '9')
-		d--;
-	if (d == *e || (*d == '0' && *e - d > 1))
-		return false;
-	for (const char *p = d; p < *e; p++) {
-		if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return false;
-		x = x * 10 + (uint64_t)(*p - '0');
-	}
-	if (x > max)
-		return false;
-	*v = x;
-	*e = d;
-	return true;
-}
-
-int kpgo_afdo_cov_parse(const char *s, size_t len, struct kpgo_afdo_cov *c)
-{
-	const char *b, *e = s + len, *p;
-	uint64_t pct, line;
-	size_t i;
-
-	if (!starts_with(s, len, WARNING))
-		return 0;
-	b = s + strlen(WARNING);
-	for (i = 0; i < 2; i++)
-		if (memmem(s, len, kind_text[i], strlen(kind_text[i])))
-			break;
-	if (i == 2)
-		return 0;
-	/*
-	 * From the end: FILE may hold anything, even ": ". The percentage is
-	 * clang's unsigned arithmetic (it wraps for large sample counts): only
-	 * its shape is checked.
-	 */
-	cut_suffix(b, &e, FLAG);
-	if (!cut_suffix(b, &e, TAIL) || !cut_number(b, &e, UINT32_MAX, &pct))
-		return -EINVAL;
-	if (cut_suffix(b, &e, kind_text[KPGO_AFDO_COV_RECORDS]))
-		c->kind = KPGO_AFDO_COV_RECORDS;
-	else if (cut_suffix(b, &e, kind_text[KPGO_AFDO_COV_SAMPLES]))
-		c->kind = KPGO_AFDO_COV_SAMPLES;
-	else
-		return -EINVAL;
-	/* clang counts records in an unsigned, samples in a uint64_t. */
-	if (!cut_number(b, &e, c->kind == KPGO_AFDO_COV_RECORDS ? UINT32_MAX : UINT64_MAX,
-			&c->available) ||
-	    !cut_suffix(b, &e, " of ") || !cut_number(b, &e, c->available, &c->applied) ||
-	    !cut_suffix(b, &e, ": ") || !cut_number(b, &e, UINT32_MAX, &line) || !line ||
-	    !cut_suffix(b, &e, ":") || e == b)
-		return -EINVAL;
-	for (p = b; p < e; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return -EINVAL;
-	c->file = b;
-	c->file_len = (size_t)(e - b);
-	c->line = (uint32_t)line;
-	return 1;
-}
-
-/* --- the log ------------------------------------------------------------ */
-
-void kpgo_afdo_cov_log_init(struct kpgo_afdo_cov_log *log)
-{
-	memset(log, 0, sizeof(*log));
-	strbuf_init(&log->line);
-	log->pending = SIZE_MAX;
-}
-
-void kpgo_afdo_cov_log_release(struct kpgo_afdo_cov_log *log)
-{
-	size_t i;
-
-	for (i = 0; i < log->n; i++)
-		free(log->sites[i].file);
-	free(log->sites);
-	strbuf_release(&log->line);
-	kpgo_afdo_cov_log_init(log);
-}
-
-static int add_site(struct kpgo_afdo_cov_log *log, const struct kpgo_afdo_cov *c)
-{
-	struct kpgo_afdo_site *s;
-
-	if (log->n == log->alloc) {
-		size_t na = log->alloc ? 2 * log->alloc : 256;
-		struct kpgo_afdo_site *ns;
-
-		if (na > SIZE_MAX / sizeof(*ns))
-			return -ENOMEM;
-		ns = realloc(log->sites, na * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		log->sites = ns;
-		log->alloc = na;
-	}
-	s = &log->sites[log->n];
-	memset(s, 0, sizeof(*s));
-	s->file = malloc(c->file_len + 1);
-	if (!s->file)
-		return -ENOMEM;
-	memcpy(s->file, c->file, c->file_len);
-	s->file[c->file_len] = '\0';
-	s->line = c->line;
-	s->object = log->cc_lines;
-	s->seq = log->n;
-	log->n++;
-	return 0;
-}
-
-static bool same_site(const struct kpgo_afdo_site *s, const struct kpgo_afdo_cov *c)
-{
-	return s->line == c->line && strlen(s->file) == c->file_len &&
-	       !memcmp(s->file, c->file, c->file_len);
-}
-
-static int parse_line(struct kpgo_afdo_cov_log *log, const char *s, size_t len)
-{
-	struct kpgo_afdo_cov c;
-	struct kpgo_afdo_site *site;
-	size_t obj;
-	int r;
-
-	if (len && s[len - 1] == '\r')
-		len--;
-	if (kpgo_buildlog_cc_line(s, len, &obj)) {
-		log->cc_lines++;
-		return 0;
-	}
-	r = kpgo_afdo_cov_parse(s, len, &c);
-	if (r < 0) {
-		if (!log->malformed++)
-			log->first_malformed = log->lines;
-		return 0;
-	}
-	if (!r)
-		return 0;
-	if (c.kind == KPGO_AFDO_COV_RECORDS) {
-		log->records_warnings++;
-		if (add_site(log, &c))
-			return -ENOMEM;
-		site = &log->sites[log->n - 1];
-		site->has_records = true;
-		site->records_applied = c.applied;
-		site->records = c.available;
-		log->pending = log->n - 1;
-		return 0;
-	}
-	log->samples_warnings++;
-	/* clang gives the samples warning right after the records one of the function. */
-	if (log->pending != SIZE_MAX && same_site(&log->sites[log->pending], &c)) {
-		site = &log->sites[log->pending];
-	} else {
-		if (add_site(log, &c))
-			return -ENOMEM;
-		site = &log->sites[log->n - 1];
-	}
-	log->pending = SIZE_MAX;
-	site->has_samples = true;
-	site->samples_applied = c.applied;
-	site->samples = c.available;
-	return 0;
-}
-
-static int end_line(struct kpgo_afdo_cov_log *log)
-{
-	int r = 0;
-
-	log->lines++;
-	if (log->overlong)
-		log->long_lines++;
-	else
-		r = parse_line(log, log->line.buf, log->line.len);
-	log->overlong = false;
-	strbuf_reset(&log->line);
-	return r;
-}
-
-int kpgo_afdo_cov_log_feed(struct kpgo_afdo_cov_log *log, const void *data, size_t len,
-			   struct kpgo_error *err)
-{
-	const char *p = data, *end = p + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (memchr(p, '\0', n))
-			return kpgo_error_set(err, -EBADMSG, "NUL byte on line %zu: not a text file",
-					      log->lines + 1);
-		if (!log->overlong && log->line.len + n > KPGO_BUILDLOG_LINE_MAX) {
-			log->overlong = true;
-			strbuf_reset(&log->line);
-		}
-		if (!log->overlong && strbuf_add(&log->line, p, n))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		if (!nl)
-			break;
-		if (end_line(log))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		p = nl + 1;
-	}
-	return 0;
-}
-
-static int cmp_file_line(const struct kpgo_afdo_site *x, const struct kpgo_afdo_site *y)
-{
-	int c = strcmp(x->file, y->file);
-
-	if (c)
-		return c;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* By FILE:LINE, object, place in the log: to number the reports in an object. */
-static int cmp_in_object(const void *a, const void *b)
-{
-	const struct kpgo_afdo_site *x = a, *y = b;
-	int c = cmp_file_line(x, y);
-
-	if (c)
-		return c;
-	if (x->object != y->object)
-		return x->object < y->object ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int cmp_u64_desc(uint64_t x, uint64_t y)
-{
-	return x > y ? -1 : x < y;
-}
-
-/* By FILE:LINE and ordinal, the most records applied first. */
-static int cmp_best(const void *a, const void *b)
-{
-	const struct kpgo_afdo_site *x = a, *y = b;
-	int c = cmp_file_line(x, y);
-
-	if (c)
-		return c;
-	if (x->ordinal != y->ordinal)
-		return x->ordinal < y->ordinal ? -1 : 1;
-	if ((c = cmp_u64_desc(x->has_records, y->has_records)) ||
-	    (c = cmp_u64_desc(x->records_applied, y->records_applied)) ||
-	    (c = cmp_u64_desc(x->has_samples, y->has_samples)) ||
-	    (c = cmp_u64_desc(x->samples_applied, y->samples_applied)))
-		return c;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *err)
-{
-	struct kpgo_afdo_site *s;
-	size_t i, o;
-
-	if ((log->line.len || log->overlong) && end_line(log))
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	log->pending = SIZE_MAX;
-	if (!log->n)
-		return 0;
-	s = log->sites; /* the last line may have moved them */
-	/*
-	 * A header's inline function is reported once in every object that
-	 * compiled it, at the same FILE:LINE; two functions one macro defines
-	 * on one line are reported twice in one object. The nth report of a
-	 * FILE:LINE in an object is its nth function.
-	 */
-	qsort(s, log->n, sizeof(*s), cmp_in_object);
-	for (i = 0; i < log->n; i++) {
-		if (!s[i].has_records || !s[i].has_samples)
-			log->unpaired++;
-		if (i && !cmp_file_line(&s[i - 1], &s[i]) && s[i - 1].object == s[i].object &&
-		    s[i - 1].ordinal < UINT32_MAX)
-			s[i].ordinal = s[i - 1].ordinal + 1;
-		else
-			s[i].ordinal = 1;
-	}
-	qsort(s, log->n, sizeof(*s), cmp_best);
-	for (i = 0, o = 0; i < log->n; i++) {
-		if (o && !cmp_file_line(&s[o - 1], &s[i]) && s[o - 1].ordinal == s[i].ordinal) {
-			free(s[i].file);
-			log->repeats++;
-			continue;
-		}
-		s[o++] = s[i];
-	}
-	log->n = o;
-	return 0;
-}
-
-int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path,
-			   struct kpgo_error *err)
-{
-	char *buf;
-	int fd, r = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "%s", strerror(errno));
-	buf = malloc(65536);
-	if (!buf) {
-		close(fd);
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, 65536);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = kpgo_error_set(err, -errno, "%s", strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		r = kpgo_afdo_cov_log_feed(log, buf, (size_t)n, err);
-		if (r)
-			break;
-	}
-	free(buf);
-	close(fd);
-	return r ? r : kpgo_afdo_cov_log_finish(log, err);
-}
-
-/* --- the report ---------------------------------------------------------- */
 
 static const char definitions[] =
 	"Definitions. A profile function is one function of the sample profile (a\n"
@@ -384,9 +21,10 @@ static const char definitions[] =
 	"-mllvm -sample-profile-check-sample-coverage=101) warns how many of the\n"
 	"function's records and samples it applied: \"FILE:LINE: N of M available\n"
 	"profile records (P%) were applied\", FILE:LINE being the line of the\n"
-	"function's name. A profile function applied if clang reported such\n"
-	"coverage for it. The log names no function, so the reports are counted:\n"
-	"one per distinct FILE:LINE (a header's inline function, compiled into many\n"
+	"function's name (FILE is read with \".\" components and \"dir/..\" pairs\n"
+	"removed). A profile function applied if clang reported such coverage for\n"
+	"it. The log names no function, so the reports are counted: one per\n"
+	"distinct FILE:LINE (a header's inline function, compiled into many\n"
 	"objects, counts once: of its reports the one with the most records\n"
 	"applied is kept), or more when one object reports a FILE:LINE more than\n"
 	"once (functions one macro defines on one line). A function is not applied\n"
@@ -394,7 +32,25 @@ static const char definitions[] =
 	"without line information, or with TOTAL 0 (clang skips those). A\n"
 	"function's records and samples applied are clang's N of its M: M counts\n"
 	"the records and samples of its hot inlined callsites too, where the\n"
-	"profile has such blocks (kpgo afdo writes none).\n"
+	"profile has such blocks (kpgo afdo writes none).\n";
+
+/* With a definitions table: how the reports are told apart. */
+static const char definitions_defs[] =
+	"Clang matches a profile by name alone, so every definition of a profile\n"
+	"function's name that it compiles takes that profile. The definitions\n"
+	"table (kpgo afdo --defs) tells them apart: each report's FILE:LINE is\n"
+	"looked up in it (its SOURCE:LINE, read as FILE is). At a \"profile\" line\n"
+	"it is that profile function: applied. At a \"weak\" line it is a weak\n"
+	"definition that clang compiled with the strong one's profile; the linker\n"
+	"drops it. Anywhere else it is a definition outside the profile that took\n"
+	"a profile by name: a function that only shares its name with a profile\n"
+	"function (a static function of a file or module the profile does not\n"
+	"cover), compiled with that function's counts. Where one line holds\n"
+	"several definitions (functions one macro defines), its first reports are\n"
+	"taken as its profile definitions, then its weak ones. Records and\n"
+	"samples applied are summed over the applied functions only.\n";
+
+static const char definitions_tail[] =
 	"--min-applied is checked against functions applied / profile functions.\n";
 
 static void pct(char out[16], uint64_t a, uint64_t b)
@@ -405,12 +61,32 @@ static void pct(char out[16], uint64_t a, uint64_t b)
 void kpgo_afdo_report_init(struct kpgo_afdo_report *r)
 {
 	memset(r, 0, sizeof(*r));
+	kpgo_afdo_defs_init(&r->defs);
 	kpgo_afdo_cov_log_init(&r->log);
 }
 
 void kpgo_afdo_report_release(struct kpgo_afdo_report *r)
 {
+	kpgo_afdo_defs_release(&r->defs);
 	kpgo_afdo_cov_log_release(&r->log);
+}
+
+/*
+ * The site's definition in the table: of the definitions at its FILE:LINE
+ * the profile ones take the first reports (by ordinal), the weak ones the
+ * next; a report beyond them is of a definition the table does not know.
+ */
+static enum kpgo_afdo_site_kind site_kind(const struct kpgo_afdo_defs *d,
+					  const struct kpgo_afdo_site *s)
+{
+	size_t count[KPGO_AFDO_ROLES];
+
+	kpgo_afdo_defs_at(d, s->file, s->line, count);
+	if (s->ordinal <= count[KPGO_AFDO_ROLE_PROFILE])
+		return KPGO_AFDO_SITE_PROFILE;
+	if (s->ordinal - count[KPGO_AFDO_ROLE_PROFILE] <= count[KPGO_AFDO_ROLE_WEAK])
+		return KPGO_AFDO_SITE_WEAK;
+	return KPGO_AFDO_SITE_OUTSIDE;
 }
 
 void kpgo_afdo_report_count(struct kpgo_afdo_report *r)
@@ -420,17 +96,32 @@ void kpgo_afdo_report_count(struct kpgo_afdo_report *r)
 
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < r->log.n; i++) {
-		const struct kpgo_afdo_site *s = &r->log.sites[i];
+		struct kpgo_afdo_site *s = &r->log.sites[i];
 
 		c->sites++;
+		s->kind = r->defs_file ? site_kind(&r->defs, s) : KPGO_AFDO_SITE_PROFILE;
+		if (s->kind == KPGO_AFDO_SITE_WEAK) {
+			c->weak_sites++;
+			continue;
+		}
+		if (s->kind == KPGO_AFDO_SITE_OUTSIDE) {
+			c->outside_sites++;
+			continue;
+		}
+		c->applied++;
 		c->records_applied = kpgo_sat_add(c->records_applied, s->records_applied);
 		c->records = kpgo_sat_add(c->records, s->records);
 		c->samples_applied = kpgo_sat_add(c->samples_applied, s->samples_applied);
 		c->samples = kpgo_sat_add(c->samples, s->samples);
 	}
-	/* More reports than functions: static functions of one name, or another build's log. */
-	c->capped = c->sites > r->prof.functions;
-	c->applied = c->capped ? r->prof.functions : c->sites;
+	/*
+	 * More reports than functions: static functions of one name, or another
+	 * build's log. With a table that belongs to the profile it cannot be:
+	 * each profile line takes one report at most.
+	 */
+	c->capped = c->applied > r->prof.functions;
+	if (c->capped)
+		c->applied = r->prof.functions;
 	c->not_applied = r->prof.functions - c->applied;
 	pct(c->pct_applied, c->applied, r->prof.functions);
 	pct(c->pct_records, c->records_applied, c->records);
@@ -439,6 +130,48 @@ void kpgo_afdo_report_count(struct kpgo_afdo_report *r)
 	pct(c->pct_samples_all, c->samples_applied, r->prof.samples);
 	/* As in the GCC report: the percentage as printed is what is checked. */
 	c->ok = strtod(c->pct_applied, NULL) >= (double)r->min_applied;
+}
+
+/* The definition lines of the table: what was weak, and what was outside the profile. */
+static int format_defs(const struct kpgo_afdo_report *r, struct strbuf *out)
+{
+	const struct kpgo_afdo_report_counts *c = &r->c;
+	size_t i, listed = 0;
+	int ret = 0;
+
+	ret |= strbuf_addf(out,
+			   "weak definitions compiled with the strong one's profile (dropped by "
+			   "the linker): %" PRIu64 "\n",
+			   c->weak_sites);
+	ret |= strbuf_addf(out, "definitions outside the profile that took a profile by name: %" PRIu64,
+			   c->outside_sites);
+	if (!c->outside_sites)
+		return ret | strbuf_addch(out, '\n');
+	ret |= strbuf_addstr(out,
+			     ": each shares its name with a profile function but is another "
+			     "function (a static function of a file or module the profile does not "
+			     "cover), and clang compiled it with that function's counts: two "
+			     "functions of one name mixed\n");
+	for (i = 0; i < r->log.n && listed < KPGO_AFDO_REPORT_OUTSIDE_LIST; i++) {
+		const struct kpgo_afdo_site *s = &r->log.sites[i];
+
+		if (s->kind != KPGO_AFDO_SITE_OUTSIDE)
+			continue;
+		ret |= strbuf_addf(out, "  %s:%" PRIu32, s->file, s->line);
+		if (s->ordinal > 1)
+			ret |= strbuf_addf(out, " (report %" PRIu32 " of that line in one object)",
+					   s->ordinal);
+		ret |= strbuf_addch(out, '\n');
+		listed++;
+	}
+	if (c->outside_sites > listed)
+		ret |= strbuf_addf(out, "  and %" PRIu64 " more\n", c->outside_sites - listed);
+	if (!c->applied)
+		ret |= strbuf_addstr(out,
+				     "  (no report is at a profile definition of the table: were the "
+				     "two builds given the source files by other names, one relative, "
+				     "one absolute?)\n");
+	return ret;
 }
 
 int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strbuf *out)
@@ -451,20 +184,35 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 	ret |= strbuf_addf(out,
 			   "compiler lines in the build log (objects compiled): %zu\n"
 			   "profile functions: %" PRIu64 " (records: %" PRIu64 ", samples: %" PRIu64 ")\n"
-			   "profile functions with TOTAL 0, which clang skips: %" PRIu64 "\n"
+			   "profile functions with TOTAL 0, which clang skips: %" PRIu64 "\n",
+			   log->cc_lines, p->functions, p->records, p->samples, p->zero_total);
+	if (r->defs_file)
+		ret |= strbuf_addf(out,
+				   "definitions table: %zu profile, %zu weak, %zu left out\n",
+				   r->defs.roles[KPGO_AFDO_ROLE_PROFILE],
+				   r->defs.roles[KPGO_AFDO_ROLE_WEAK],
+				   r->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
+	ret |= strbuf_addf(out,
 			   "coverage warnings in the log: %zu on records, %zu on samples; %zu repeated "
 			   "the FILE:LINE of another object (merged)\n",
-			   log->cc_lines, p->functions, p->records, p->samples, p->zero_total,
 			   log->records_warnings, log->samples_warnings, log->repeats);
-	ret |= strbuf_addf(out,
-			   "functions applied: %" PRIu64 " (%s%%): clang found their profile and "
-			   "reported its coverage (distinct FILE:LINE)\n",
-			   c->applied, c->pct_applied);
+	if (r->defs_file)
+		ret |= strbuf_addf(out,
+				   "functions applied: %" PRIu64 " (%s%%): clang reported coverage at "
+				   "their definition (a profile line of the definitions table)\n",
+				   c->applied, c->pct_applied);
+	else
+		ret |= strbuf_addf(out,
+				   "functions applied: %" PRIu64 " (%s%%): clang found their profile and "
+				   "reported its coverage (distinct FILE:LINE)\n",
+				   c->applied, c->pct_applied);
 	if (c->capped)
 		ret |= strbuf_addf(out,
 				   "  (clang reported %" PRIu64 " distinct FILE:LINE, more than the "
 				   "profile has functions: counted as all of them)\n",
 				   c->sites);
+	if (r->defs_file)
+		ret |= format_defs(r, out);
 	ret |= strbuf_addf(out,
 			   "records applied: %" PRIu64 " of the %" PRIu64 " records of the applied "
 			   "functions (%s%%); %s%% of all profile records\n"
@@ -509,8 +257,12 @@ int kpgo_afdo_report_format(const struct kpgo_afdo_report *r, struct strbuf *out
 			   r->release);
 	for (i = 0; r->headers && i < r->headers->n; i++)
 		ret |= strbuf_addf(out, "%s\n", r->headers->items[i]);
-	ret |= strbuf_addf(out, "sample profile: %s\nsample profile sha256: %s\n\n%s\n", r->profile,
-			   r->profile_sha256, definitions);
+	ret |= strbuf_addf(out, "sample profile: %s\nsample profile sha256: %s\n", r->profile,
+			   r->profile_sha256);
+	if (r->defs_file)
+		ret |= strbuf_addf(out, "definitions table: %s\n", r->defs_file);
+	ret |= strbuf_addf(out, "\n%s%s%s\n", definitions, r->defs_file ? definitions_defs : "",
+			   definitions_tail);
 	ret |= kpgo_afdo_report_format_counts(r, out);
 	return ret ? -ENOMEM : 0;
 }

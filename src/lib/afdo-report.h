@@ -18,7 +18,10 @@
  * for every function it compiled and found in the profile:
  *	warning: FILE:LINE: N of M available profile records (P%) were applied [-Wbackend-plugin]
  *	warning: FILE:LINE: N of M available profile samples (P%) were applied [-Wbackend-plugin]
- * FILE:LINE is the line of the function's name. Both inputs are untrusted.
+ * FILE:LINE is the line of the function's name. The log names no function:
+ * with kpgo afdo's definitions table (afdo.h) each FILE:LINE is told apart
+ * as the profile's definition, a weak one, or a definition outside the
+ * profile that took a profile by name. All inputs are untrusted.
  */
 
 /* --- the sample profile (afdo-text.c) ----------------------------------- */
@@ -63,15 +66,110 @@ struct kpgo_afdo_text {
  * them), and so is a profile without functions.
  *
  * Returns 0, or -EINVAL with "line N: what" in @err (-EBADMSG for a NUL
- * byte), or -ENOMEM. @t is filled only on success.
+ * byte), or -ENOMEM. @t is filled, and the functions' names are added to
+ * @names (when not NULL) in byte order, only on success.
  */
 int kpgo_afdo_text_parse(struct kpgo_afdo_text *t, const char *text, size_t len,
-			 struct kpgo_error *err);
+			 struct kpgo_strlist *names, struct kpgo_error *err);
 
 /* The file at @path, at most %KPGO_AFDO_TEXT_MAX bytes (-EFBIG past it). */
-int kpgo_afdo_text_read(struct kpgo_afdo_text *t, const char *path, struct kpgo_error *err);
+int kpgo_afdo_text_read(struct kpgo_afdo_text *t, const char *path, struct kpgo_strlist *names,
+			struct kpgo_error *err);
 
-/* --- clang's coverage warnings (afdo-report.c) --------------------------- */
+/* --- kpgo afdo's definitions table (afdo-defs.c) ------------------------- */
+
+/* A table larger than this is refused: a whole kernel's is a few MiB at most. */
+#define KPGO_AFDO_DEFS_MAX (64u << 20)
+
+enum kpgo_afdo_role {
+	KPGO_AFDO_ROLE_PROFILE,
+	KPGO_AFDO_ROLE_WEAK,
+	KPGO_AFDO_ROLE_LEFT_OUT,
+	KPGO_AFDO_ROLES
+};
+
+/* "profile", "weak", "left-out": the role as the table writes it. */
+const char *kpgo_afdo_role_name(enum kpgo_afdo_role role);
+
+/**
+ * struct kpgo_afdo_def - one line of the table
+ * @name, @role, @source, @line: its fields; @source with "." components
+ *	and "dir/.." pairs removed (kpgo_afdo_source_key() without a
+ *	directory), as clang's file names are read
+ * @lineno: its line in the table
+ */
+struct kpgo_afdo_def {
+	const char *name;
+	const char *source;
+	uint32_t line;
+	enum kpgo_afdo_role role;
+	size_t lineno;
+};
+
+/**
+ * struct kpgo_afdo_defs - a definitions table
+ * @defs, @n: its lines, in order of (source, line, role, name)
+ * @lines: lines read
+ * @roles: lines of each role
+ * @text: the table's bytes, which the fields point into
+ */
+struct kpgo_afdo_defs {
+	struct kpgo_afdo_def *defs;
+	size_t n;
+	size_t alloc;
+	size_t lines;
+	size_t roles[KPGO_AFDO_ROLES];
+	struct strbuf text;
+};
+
+void kpgo_afdo_defs_init(struct kpgo_afdo_defs *d);
+void kpgo_afdo_defs_release(struct kpgo_afdo_defs *d);
+
+/**
+ * kpgo_afdo_defs_parse() - read a definitions table
+ * @text, @len: the whole table (need not end in a newline)
+ *
+ * The first line is %KPGO_AFDO_DEFS_HEAD; then lines starting with '#'
+ * are skipped, every other one is NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE:
+ * NAME without blanks or control characters, ROLE "profile", "weak" or
+ * "left-out", SOURCE not empty and without control characters, LINE from
+ * 1 to 2^32-1 without leading zeros. One name at one place twice, or a
+ * name with two "profile" lines, is refused (the earliest repeat is
+ * reported). A table of no definitions parses; kpgo_afdo_defs_check()
+ * then refuses it for any profile.
+ *
+ * Returns 0, or -EINVAL with "line N: what" in @err (-EBADMSG for a NUL
+ * byte), or -ENOMEM. @d is released first, and again on failure.
+ */
+int kpgo_afdo_defs_parse(struct kpgo_afdo_defs *d, const char *text, size_t len,
+			 struct kpgo_error *err);
+
+/* The file at @path, at most %KPGO_AFDO_DEFS_MAX bytes (-EFBIG past it). */
+int kpgo_afdo_defs_read(struct kpgo_afdo_defs *d, const char *path, struct kpgo_error *err);
+
+/**
+ * kpgo_afdo_defs_check() - does the table belong to the profile?
+ * @names: the profile's function names, in byte order
+ *	(kpgo_afdo_text_parse())
+ *
+ * kpgo afdo writes the table with the profile, so the two name the same
+ * functions: every "profile" and "weak" line's name is in the profile, no
+ * "left-out" line's is, and every profile function has its "profile"
+ * line. Returns 0, or -EINVAL with "line N: what" (the earliest line that
+ * does not fit) or "it has no 'profile' line for the profile's function
+ * 'NAME'", or -ENOMEM.
+ */
+int kpgo_afdo_defs_check(const struct kpgo_afdo_defs *d, const struct kpgo_strlist *names,
+			 struct kpgo_error *err);
+
+/*
+ * How many definitions of each role the table has at @source (as
+ * normalized in the table) and @line: @count[ROLE].
+ */
+void kpgo_afdo_defs_at(const struct kpgo_afdo_defs *d, const char *source, uint32_t line,
+		       size_t count[KPGO_AFDO_ROLES]);
+
+/* --- clang's coverage warnings (afdo-cov.c) ------------------------------ */
 
 enum kpgo_afdo_cov_kind {
 	KPGO_AFDO_COV_RECORDS,
@@ -106,9 +204,17 @@ struct kpgo_afdo_cov {
  */
 int kpgo_afdo_cov_parse(const char *s, size_t len, struct kpgo_afdo_cov *c);
 
+enum kpgo_afdo_site_kind {
+	KPGO_AFDO_SITE_PROFILE,
+	KPGO_AFDO_SITE_WEAK,
+	KPGO_AFDO_SITE_OUTSIDE,
+};
+
 /**
  * struct kpgo_afdo_site - one function clang reported coverage for
- * @file, @line: its FILE:LINE
+ * @file, @line: its FILE:LINE, FILE with "." components and "dir/.." pairs
+ *	removed (clang names a header "./lib.h" or "lib/../lib.h" as it was
+ *	included)
  * @object: the compiler line ("  CC      x.o") before it, counted from 1
  *	(0: none yet)
  * @ordinal: 1 for the first report of FILE:LINE in its object, 2 for the
@@ -117,6 +223,8 @@ int kpgo_afdo_cov_parse(const char *s, size_t len, struct kpgo_afdo_cov *c);
  * @seq: its place among the reports in the log
  * @has_records, @has_samples: which of the two warnings it had
  * @records_applied, @records, @samples_applied, @samples: their N and M
+ * @kind: what it is; set by kpgo_afdo_report_count(): without a
+ *	definitions table every site is taken as a profile function's
  */
 struct kpgo_afdo_site {
 	char *file;
@@ -130,6 +238,7 @@ struct kpgo_afdo_site {
 	uint64_t records;
 	uint64_t samples_applied;
 	uint64_t samples;
+	enum kpgo_afdo_site_kind kind;
 };
 
 /**
@@ -163,6 +272,7 @@ struct kpgo_afdo_cov_log {
 	size_t repeats;
 	/* parser state */
 	struct strbuf line;
+	struct strbuf file;
 	bool overlong;
 	size_t pending;
 };
@@ -186,11 +296,16 @@ int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path,
 /**
  * struct kpgo_afdo_report_counts - the numbers of the report
  * @sites: distinct (FILE, LINE, ordinal) clang reported coverage for
- * @applied: @sites, but at most the profile's functions (@capped: it was
- *	more, which only a profile and a build that do not belong together,
- *	or static functions of one name, give)
+ * @applied: without a definitions table @sites, but at most the profile's
+ *	functions (@capped: it was more, which only a profile and a build
+ *	that do not belong together, or static functions of one name, give);
+ *	with one the sites at a "profile" definition
+ * @weak_sites: with a table, sites at a "weak" definition
+ * @outside_sites: with a table, sites at no definition of the profile's
+ *	names: another function of a profile function's name
  * @not_applied: profile functions - @applied
- * @records_applied, @records: the sites' N and M of their records warnings
+ * @records_applied, @records: the applied sites' N and M of their records
+ *	warnings
  * @samples_applied, @samples: the same of their samples warnings
  * @pct_*: percentages as printed ("85.5"): @applied of the profile's
  *	functions, records and samples applied of the applied functions'
@@ -202,6 +317,8 @@ struct kpgo_afdo_report_counts {
 	uint64_t sites;
 	uint64_t applied;
 	bool capped;
+	uint64_t weak_sites;
+	uint64_t outside_sites;
 	uint64_t not_applied;
 	uint64_t records_applied;
 	uint64_t records;
@@ -220,18 +337,25 @@ struct kpgo_afdo_report_counts {
  *
  * The caller sets the strings (which it owns; @headers hold complete
  * "KEY: VALUE" lines), @min_applied, @prof (kpgo_afdo_text_read()) and
- * @log (kpgo_afdo_cov_log_read()); kpgo_afdo_report_count() fills @c.
+ * @log (kpgo_afdo_cov_log_read()), and for a definitions table @defs_file
+ * and @defs (kpgo_afdo_defs_read(), checked against @prof's names);
+ * kpgo_afdo_report_count() fills @c and the sites' kinds.
  */
 struct kpgo_afdo_report {
 	const char *release;
 	const char *profile;
 	const char *profile_sha256;
+	const char *defs_file;
 	const struct kpgo_strlist *headers;
 	unsigned min_applied;
 	struct kpgo_afdo_text prof;
+	struct kpgo_afdo_defs defs;
 	struct kpgo_afdo_cov_log log;
 	struct kpgo_afdo_report_counts c;
 };
+
+/* Sites outside the profile listed in the report; the rest are counted. */
+#define KPGO_AFDO_REPORT_OUTSIDE_LIST 20
 
 void kpgo_afdo_report_init(struct kpgo_afdo_report *r);
 void kpgo_afdo_report_release(struct kpgo_afdo_report *r);

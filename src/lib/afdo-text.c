@@ -276,11 +276,11 @@ static int check_names(struct parser *ps)
 }
 
 int kpgo_afdo_text_parse(struct kpgo_afdo_text *t, const char *text, size_t len,
-			 struct kpgo_error *err)
+			 struct kpgo_strlist *names, struct kpgo_error *err)
 {
 	struct parser ps = { .err = err };
 	const char *p = text, *e = text + len;
-	size_t i;
+	size_t i, n0 = names ? names->n : 0;
 	int r = 0;
 
 	while (p < e && !r) {
@@ -301,6 +301,12 @@ int kpgo_afdo_text_parse(struct kpgo_afdo_text *t, const char *text, size_t len,
 		r = check_names(&ps);
 	if (!r && !ps.t.functions)
 		r = kpgo_error_set(err, -EINVAL, "no function in it: not a sample profile");
+	/* Sorted by check_names(), each name once; added only on success. */
+	for (i = 0; i < ps.n_fns && !r && names; i++)
+		if (kpgo_strlist_add(names, ps.fns[i].name))
+			r = kpgo_error_set(err, -ENOMEM, "out of memory");
+	while (r && names && names->n > n0)
+		free(names->items[--names->n]);
 	for (i = 0; i < ps.n_fns; i++)
 		free(ps.fns[i].name);
 	free(ps.fns);
@@ -309,7 +315,8 @@ int kpgo_afdo_text_parse(struct kpgo_afdo_text *t, const char *text, size_t len,
 	return r;
 }
 
-int kpgo_afdo_text_read(struct kpgo_afdo_text *t, const char *path, struct kpgo_error *err)
+int kpgo_afdo_text_read(struct kpgo_afdo_text *t, const char *path, struct kpgo_strlist *names,
+			struct kpgo_error *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r;
@@ -320,7 +327,7 @@ int kpgo_afdo_text_read(struct kpgo_afdo_text *t, const char *path, struct kpgo_
 	else if (r)
 		r = kpgo_error_set(err, r, "%s", strerror(-r));
 	else
-		r = kpgo_afdo_text_parse(t, sb.buf, sb.len, err);
+		r = kpgo_afdo_text_parse(t, sb.buf, sb.len, names, err);
 	strbuf_release(&sb);
 	return r;
 }

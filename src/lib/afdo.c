@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "afdo.h"
-#include "gcda.h"
 
 /* LLVM keeps the low 16 bits of a line offset (FunctionSamples::getOffset). */
 #define AFDO_OFFSET_MAX 0xffffu
@@ -23,6 +22,7 @@ struct afdo_line {
 
 struct afdo_def {
 	char *file;
+	char *source; /* the file's name as GCC was given it (of the first copy) */
 	char *object; /* of the first copy */
 	int64_t start;
 	uint64_t head;
@@ -82,6 +82,7 @@ void kpgo_afdo_free(struct kpgo_afdo *a)
 		for (d = e->defs; d; d = next) {
 			next = d->next;
 			free(d->file);
+			free(d->source);
 			free(d->object);
 			free(d->lines);
 			free(d);
@@ -128,9 +129,12 @@ static int grow_table(struct kpgo_afdo *a)
 	return 0;
 }
 
-/* The definition (@name, @file, @start), made when new (first met in @object). */
-static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int64_t start,
-		    const char *object, struct afdo_def **out)
+/*
+ * The definition (@name, @file, @start), made when new (first met in
+ * @object, its file named @source there).
+ */
+static int find_def(struct kpgo_afdo *a, const char *name, const char *file, const char *source,
+		    int64_t start, const char *object, struct afdo_def **out)
 {
 	struct afdo_name *e;
 	struct afdo_def *d;
@@ -157,9 +161,12 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, int
 		}
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->file = strdup(file)) || !(d->object = strdup(object))) {
-		if (d)
+	if (!d || !(d->file = strdup(file)) || !(d->source = strdup(source)) ||
+	    !(d->object = strdup(object))) {
+		if (d) {
 			free(d->file);
+			free(d->source);
+		}
 		free(d);
 		return -ENOMEM;
 	}
@@ -199,130 +206,6 @@ static int def_add_line(struct afdo_def *d, uint32_t off, uint64_t count)
 	return 0;
 }
 
-/* --- the document's shape --------------------------------------------- */
-
-struct shape {
-	const char *object;
-	struct kpgo_error *err;
-	char where[128];
-};
-
-static int bad(struct shape *s, const char *what)
-{
-	return kpgo_error_set(s->err, -EINVAL, "malformed gcov output for '%s': %s%s%s", s->object,
-			      s->where, s->where[0] ? " " : "", what);
-}
-
-/* Member @key of @obj with type @t (or NULL when @optional and absent). */
-static const struct kpgo_json *member(struct shape *s, const struct kpgo_json *obj,
-				      const char *key, enum kpgo_json_type t, bool optional,
-				      int *r)
-{
-	const struct kpgo_json *v = kpgo_json_get(obj, key);
-	char what[160];
-
-	if (!v && optional)
-		return NULL;
-	if (!v) {
-		snprintf(what, sizeof(what), "has no '%s'", key);
-		*r = bad(s, what);
-		return NULL;
-	}
-	if (v->type != t || (t == KPGO_JSON_NUMBER && !v->is_int)) {
-		snprintf(what, sizeof(what), "'%s' is %s %s, not %s", key,
-			 v->type == KPGO_JSON_ARRAY || v->type == KPGO_JSON_OBJECT ? "an" : "a",
-			 v->type == KPGO_JSON_NUMBER && !v->is_int ? "non-integer number" :
-			 kpgo_json_type_name(v->type),
-			 t == KPGO_JSON_NUMBER ? "an integer" :
-			 t == KPGO_JSON_ARRAY ? "an array" :
-			 t == KPGO_JSON_OBJECT ? "an object" : "a string");
-		*r = bad(s, what);
-		return NULL;
-	}
-	return v;
-}
-
-/* A function name as the text format can carry it: no blanks or controls. */
-static bool name_ok(const char *n)
-{
-	if (!*n)
-		return false;
-	for (; *n; n++)
-		if ((unsigned char)*n <= ' ' || *n == 0x7f)
-			return false;
-	return true;
-}
-
-static int check_shape(struct shape *s, const struct kpgo_json *doc, uint32_t version)
-{
-	const struct kpgo_json *files, *v;
-	size_t i, j;
-	int r = 0;
-
-	s->where[0] = '\0';
-	if (doc->type != KPGO_JSON_OBJECT)
-		return bad(s, "is not an object");
-	v = member(s, doc, "gcc_version", KPGO_JSON_STRING, false, &r);
-	if (!v)
-		return r;
-	if (version && !kpgo_afdo_version_matches(v->s, version)) {
-		char vs[5];
-
-		kpgo_gcc_version_str(version, vs);
-		return kpgo_error_set(s->err, -EINVAL,
-				      "gcov output for '%s' is of GCC %.40s, the profile of gcov version '%s'",
-				      s->object, v->s, vs);
-	}
-	if (!member(s, doc, "current_working_directory", KPGO_JSON_STRING, true, &r) && r)
-		return r;
-	files = member(s, doc, "files", KPGO_JSON_ARRAY, false, &r);
-	if (!files)
-		return r;
-	for (i = 0; i < files->n; i++) {
-		const struct kpgo_json *f = &files->v[i], *fns, *lines;
-
-		snprintf(s->where, sizeof(s->where), "files[%zu]", i);
-		if (f->type != KPGO_JSON_OBJECT)
-			return bad(s, "is not an object");
-		if (!member(s, f, "file", KPGO_JSON_STRING, false, &r))
-			return r;
-		if (!(fns = member(s, f, "functions", KPGO_JSON_ARRAY, false, &r)))
-			return r;
-		if (!(lines = member(s, f, "lines", KPGO_JSON_ARRAY, false, &r)))
-			return r;
-		for (j = 0; j < fns->n; j++) {
-			const struct kpgo_json *fn = &fns->v[j], *name, *start, *end;
-
-			snprintf(s->where, sizeof(s->where), "files[%zu].functions[%zu]", i, j);
-			if (fn->type != KPGO_JSON_OBJECT)
-				return bad(s, "is not an object");
-			if (!(name = member(s, fn, "name", KPGO_JSON_STRING, false, &r)) ||
-			    !(start = member(s, fn, "start_line", KPGO_JSON_NUMBER, false, &r)) ||
-			    !(end = member(s, fn, "end_line", KPGO_JSON_NUMBER, false, &r)) ||
-			    !member(s, fn, "execution_count", KPGO_JSON_NUMBER, false, &r))
-				return r;
-			if (!name_ok(name->s))
-				return bad(s, "has a name with blanks or control characters");
-			if (start->i < 1 || end->i < start->i)
-				return bad(s, "has no valid line range");
-		}
-		for (j = 0; j < lines->n; j++) {
-			const struct kpgo_json *l = &lines->v[j], *ln;
-
-			snprintf(s->where, sizeof(s->where), "files[%zu].lines[%zu]", i, j);
-			if (l->type != KPGO_JSON_OBJECT)
-				return bad(s, "is not an object");
-			if (!(ln = member(s, l, "line_number", KPGO_JSON_NUMBER, false, &r)) ||
-			    !member(s, l, "count", KPGO_JSON_NUMBER, false, &r))
-				return r;
-			if (!member(s, l, "function_name", KPGO_JSON_STRING, true, &r) && r)
-				return r;
-			if (ln->i < 1)
-				return bad(s, "has no valid line number");
-		}
-	}
-	return 0;
-}
 
 /* --- adding a document ------------------------------------------------- */
 
@@ -351,12 +234,16 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 {
 	const struct kpgo_json *fns = kpgo_json_get(f, "functions");
 	const struct kpgo_json *lines = kpgo_json_get(f, "lines");
-	struct strbuf key = STRBUF_INIT;
+	const char *file = kpgo_json_get(f, "file")->s;
+	struct strbuf key = STRBUF_INIT, source = STRBUF_INIT;
 	struct fn_ref *refs = NULL;
 	size_t i;
 	int r;
 
-	r = kpgo_afdo_source_key(cwd, kpgo_json_get(f, "file")->s, &key);
+	/* The key joins the directory GCC ran in; the table's name is GCC's own, as Clang's is. */
+	r = kpgo_afdo_source_key(cwd, file, &key);
+	if (!r)
+		r = kpgo_afdo_source_key("", file, &source);
 	if (r)
 		goto out;
 	if (fns->n) {
@@ -372,7 +259,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 		refs[i].name = kpgo_json_get(fn, "name")->s;
 		refs[i].start = kpgo_json_get(fn, "start_line")->i;
 		refs[i].end = kpgo_json_get(fn, "end_line")->i;
-		r = find_def(a, refs[i].name, key.buf, refs[i].start, object, &refs[i].def);
+		r = find_def(a, refs[i].name, key.buf, source.buf, refs[i].start, object,
+			     &refs[i].def);
 		if (r)
 			goto out;
 		refs[i].def->head =
@@ -410,18 +298,18 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 out:
 	free(refs);
 	strbuf_release(&key);
+	strbuf_release(&source);
 	return r;
 }
 
 int kpgo_afdo_add_gcov(struct kpgo_afdo *a, const struct kpgo_json *doc, const char *object,
 		       struct kpgo_error *err)
 {
-	struct shape s = { .object = object, .err = err };
 	const struct kpgo_json *files, *cwd;
 	size_t i;
 	int r;
 
-	r = check_shape(&s, doc, a->version);
+	r = kpgo_afdo_gcov_check(doc, object, a->version, err);
 	if (r)
 		return r;
 	cwd = kpgo_json_get(doc, "current_working_directory");
@@ -491,7 +379,7 @@ static int list_ambiguous(struct kpgo_strlist *l, const struct afdo_name *e)
 	return r;
 }
 
-/* Writes @d as @name's profile; false (nothing written) when never executed. */
+/* Writes @d as @name's profile: 1, or 0 (nothing written) when never executed. */
 static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
 		     struct kpgo_afdo_stats *st)
 {
@@ -513,7 +401,39 @@ static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
 	st->functions++;
 	st->lines += d->n;
 	st->samples = kpgo_sat_add(st->samples, total);
-	return r;
+	return r ? -ENOMEM : 1;
+}
+
+static bool same_place(const struct afdo_def *x, const struct afdo_def *y)
+{
+	return x->start == y->start && !strcmp(x->source, y->source);
+}
+
+/*
+ * The definitions table's lines of @e: @profile (NULL when the name was
+ * left out) as "profile", every other definition as "weak" (when
+ * @profile is set) or "left-out". Definitions of one place that differ
+ * only in the directory GCC ran in get one line.
+ */
+static int write_rows(struct strbuf *defs, const struct afdo_name *e,
+		      const struct afdo_def *profile)
+{
+	const struct afdo_def *d, *t;
+	int r = 0;
+
+	if (profile)
+		r = strbuf_addf(defs, "%s\tprofile\t%s\t%" PRId64 "\n", e->name, profile->source,
+				profile->start);
+	for (d = e->defs; d && !r; d = d->next) {
+		bool again = d == profile || (profile && same_place(d, profile));
+
+		for (t = e->defs; t != d && !again; t = t->next)
+			again = t != profile && same_place(t, d);
+		if (!again)
+			r = strbuf_addf(defs, "%s\t%s\t%s\t%" PRId64 "\n", e->name,
+					profile ? "weak" : "left-out", d->source, d->start);
+	}
+	return r ? -ENOMEM : 0;
 }
 
 /*
@@ -544,7 +464,8 @@ static struct afdo_def *strong_over_weak(const struct afdo_name *e, kpgo_afdo_bi
 }
 
 int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
-		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous)
+		    struct strbuf *out, struct strbuf *defs, struct kpgo_afdo_stats *st,
+		    struct kpgo_strlist *ambiguous)
 {
 	struct afdo_name **names;
 	size_t i, n = 0;
@@ -563,21 +484,28 @@ int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx
 		if (a->slots[i])
 			names[n++] = a->slots[i];
 	qsort(names, n, sizeof(*names), cmp_name);
+	if (defs)
+		r = strbuf_addstr(defs, KPGO_AFDO_DEFS_HEAD "\n");
 	for (i = 0; i < n && !r; i++) {
 		struct afdo_name *e = names[i];
 		struct afdo_def *d;
 
 		for (d = e->defs; d; d = d->next)
 			def_merge_lines(d);
-		if (e->ndefs == 1) {
-			r = write_def(e->name, e->defs, out, st);
-			continue;
-		}
-		d = strong_over_weak(e, binding, ctx);
+		d = e->ndefs == 1 ? e->defs : strong_over_weak(e, binding, ctx);
 		if (d) {
-			st->weak_names++;
-			st->weak_defs += e->ndefs - 1;
+			if (e->ndefs > 1) {
+				st->weak_names++;
+				st->weak_defs += e->ndefs - 1;
+			}
+			/*
+			 * Written: its other definitions are weak ones, which
+			 * Clang compiles with this profile too. Not written: the
+			 * name is not in the profile, and no line is needed.
+			 */
 			r = write_def(e->name, d, out, st);
+			if (r > 0)
+				r = defs ? write_rows(defs, e, d) : 0;
 			continue;
 		}
 		st->ambiguous_names++;
@@ -586,88 +514,9 @@ int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx
 			st->ambiguous_samples = kpgo_sat_add(st->ambiguous_samples, def_total(d));
 		if (ambiguous)
 			r = list_ambiguous(ambiguous, e);
+		if (!r && defs)
+			r = write_rows(defs, e, NULL);
 	}
 	free(names);
-	return r ? -ENOMEM : 0;
-}
-
-/* --- helpers ------------------------------------------------------------ */
-
-static bool parse_uint(const char **p, unsigned *v)
-{
-	unsigned x = 0;
-
-	if (**p < '0' || **p > '9')
-		return false;
-	while (**p >= '0' && **p <= '9') {
-		if (x > 100000)
-			return false;
-		x = x * 10 + (unsigned)(**p - '0');
-		(*p)++;
-	}
-	*v = x;
-	return true;
-}
-
-bool kpgo_afdo_version_matches(const char *version, uint32_t stamp)
-{
-	struct kpgo_gcc_version gv;
-	unsigned major, minor;
-	const char *p = version;
-
-	if (kpgo_gcc_version_decode(stamp, &gv))
-		return false;
-	if (!parse_uint(&p, &major) || *p++ != '.' || !parse_uint(&p, &minor))
-		return false;
-	if (*p && *p != '.' && *p != ' ' && *p != '-')
-		return false;
-	return major == gv.major && minor == gv.minor;
-}
-
-int kpgo_afdo_source_key(const char *cwd, const char *file, struct strbuf *out)
-{
-	struct strbuf joined = STRBUF_INIT;
-	size_t base = out->len, root;
-	const char *c;
-	int r = 0;
-
-	if (file[0] != '/' && cwd && *cwd)
-		r = strbuf_addf(&joined, "%s/%s", cwd, file);
-	else
-		r = strbuf_addstr(&joined, file);
-	if (r)
-		return -ENOMEM;
-	if (joined.buf[0] == '/')
-		r = strbuf_addch(out, '/');
-	root = out->len; /* never removed by ".." */
-	for (c = joined.buf; *c && !r;) {
-		const char *e = strchr(c, '/');
-		size_t n = e ? (size_t)(e - c) : strlen(c);
-
-		if (n == 0 || (n == 1 && c[0] == '.')) {
-			/* nothing */
-		} else if (n == 2 && c[0] == '.' && c[1] == '.' && out->len > root &&
-			   !(out->len - root >= 2 && !strcmp(out->buf + out->len - 2, "..") &&
-			     (out->len - root == 2 || out->buf[out->len - 3] == '/'))) {
-			/* Drops the last component. */
-			char *slash = strrchr(out->buf + root, '/');
-
-			out->len = slash ? (size_t)(slash - out->buf) : root;
-			out->buf[out->len] = '\0';
-		} else if (n == 2 && c[0] == '.' && c[1] == '.' && joined.buf[0] == '/') {
-			/* "/.." is "/". */
-		} else {
-			if (out->len > root)
-				r = strbuf_addch(out, '/');
-			if (!r)
-				r = strbuf_add(out, c, n);
-		}
-		if (!e)
-			break;
-		c = e + 1;
-	}
-	if (!r && out->len == base)
-		r = strbuf_addch(out, '.');
-	strbuf_release(&joined);
 	return r ? -ENOMEM : 0;
 }

@@ -48,7 +48,37 @@
  * The profile uses plain names: Clang's -funique-internal-linkage-names
  * gives static functions mangled names with a hash (_ZL6helperi.__uniq.N)
  * that gcov does not know, so the optimized build must not use it.
+ *
+ * Clang, too, matches a profile by name alone: every definition of a
+ * written name that it compiles takes the profile, the weak ones the
+ * linker drops as well as another function of that name that the profile
+ * does not cover (a static function of a file that was not instrumented,
+ * or of a module that was not loaded). The definitions table says which
+ * definitions are behind each name, for kpgo report --defs to tell them
+ * apart by clang's FILE:LINE:
+ *
+ *	# kpgo afdo defs 1
+ *	NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE
+ *
+ * one line per (name, definition), names in byte order, ROLE one of
+ * - profile: the definition whose counts were written under NAME;
+ * - weak: a weak definition overridden by the strong one (Clang gives it
+ *   the strong one's profile, the linker drops it);
+ * - left-out: a definition of a name left out for having several.
+ * There is no line for another definition of a written name that never
+ * ran: under the rules above a name with a second definition is written
+ * only when that one is weak (if it never ran it is still "weak"); one
+ * that never ran beside a strong or static one makes the name ambiguous.
+ * SOURCE is the file's name as GCC was given it (gcov's "file", not
+ * joined to the directory GCC ran in) with "." components and "dir/.."
+ * pairs removed; LINE is the line of the function's name. Clang names the
+ * file as it was given it too, so the two agree when both builds spell
+ * the sources alike: relative ("../kernel/fork.c") with the object tree
+ * directly inside the source tree, or by the same absolute path.
  */
+
+/* The first line of a definitions table: its format version. */
+#define KPGO_AFDO_DEFS_HEAD "# kpgo afdo defs 1"
 
 struct kpgo_afdo;
 
@@ -103,8 +133,8 @@ void kpgo_afdo_free(struct kpgo_afdo *a);
  * @doc: the parsed document
  * @object: the object's name, for messages
  *
- * Checks the document's shape (the members used must be there, of the
- * right types) and gcc_version. Returns 0, -EINVAL with "malformed gcov
+ * Checks the document's shape (kpgo_afdo_gcov_check()) and gcc_version.
+ * Returns 0, -EINVAL with "malformed gcov
  * output for 'OBJECT': ..." or a version message in @err, or -ENOMEM.
  * Nothing is added on failure.
  */
@@ -124,6 +154,8 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
  *	more than once (NULL: every such name is left out)
  * @out: the text is appended here, functions in byte order of their names,
  *	each function's lines by offset
+ * @defs: when not NULL, the definitions table is appended here, its
+ *	first line included
  * @st: filled in
  * @ambiguous: when not NULL, the names left out for having several
  *	definitions, each as "NAME (FILE:LINE, FILE:LINE...)"
@@ -131,7 +163,24 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
  * Returns 0 or -ENOMEM.
  */
 int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
-		    struct strbuf *out, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
+		    struct strbuf *out, struct strbuf *defs, struct kpgo_afdo_stats *st,
+		    struct kpgo_strlist *ambiguous);
+
+/* --- gcov's documents and their names (afdo-shape.c) --------------------- */
+
+/**
+ * kpgo_afdo_gcov_check() - check a gcov --json-format document's shape
+ * @object: the object's name, for messages
+ * @version: the profile's gcov version stamp (0: any GCC)
+ *
+ * The members kpgo_afdo_add_gcov() uses must be there, of the right
+ * types: function names without blanks or control characters, file names
+ * without control characters, first lines from 1 to 2^32-1. Returns 0 or
+ * -EINVAL with "malformed gcov output for 'OBJECT': ..." or a version
+ * message in @err.
+ */
+int kpgo_afdo_gcov_check(const struct kpgo_json *doc, const char *object, uint32_t version,
+			 struct kpgo_error *err);
 
 /*
  * True when @version ("12.2.0", gcov's "gcc_version" or --version) is of
@@ -168,6 +217,7 @@ struct kpgo_afdo_opts {
 /**
  * struct kpgo_afdo_result - a conversion's output and findings
  * @text: the AutoFDO text profile
+ * @defs: its definitions table
  * @st: its statistics
  * @profile_objects: objects in the archive
  * @no_gcno: objects without a .gcno, left out
@@ -179,6 +229,7 @@ struct kpgo_afdo_opts {
  */
 struct kpgo_afdo_result {
 	struct strbuf text;
+	struct strbuf defs;
 	struct kpgo_afdo_stats st;
 	size_t profile_objects;
 	struct kpgo_strlist no_gcno;

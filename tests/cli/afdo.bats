@@ -190,6 +190,74 @@ failed_with() {
     assert_line "  pick ($B/lib/work.c:20, $B/main.c:23)"
 }
 
+# The definitions table of the program: $B's sources as GCC was given them.
+defs_table() {
+    printf '# kpgo afdo defs 1\n'
+    printf '%s\t%s\t%s\t%s\n' clamp profile lib/util.h 1
+    if [ "${1:-}" = unbound ]; then
+        printf '%s\t%s\t%s\t%s\n' helper left-out lib/work.c 2 helper left-out main.c 5 \
+            main profile main.c 11 pick left-out lib/work.c 20 pick left-out main.c 23
+    else
+        printf '%s\t%s\t%s\t%s\n' helper left-out lib/work.c 2 helper left-out main.c 5 \
+            main profile main.c 11 pick profile main.c 23 pick weak lib/work.c 20
+    fi
+    printf '%s\t%s\t%s\t%s\n' rare profile lib/work.c 16 work profile lib/work.c 9
+}
+
+@test "--defs writes the definitions behind the profile: written, weak, left out" {
+    run kpgo afdo -q -o "$W/out.txt" --defs "$W/defs" "$W/p.kpgo"
+    assert_success
+    assert_output ""
+    # clamp: one definition of a header, given by lib/work.c as util.h;
+    # helper: two static ones (left out, in the order met); pick: main.c's
+    # strong one written, lib/work.c's weak one beside it.
+    [ "$(cat "$W/defs")" = "$(defs_table)" ] || { cat -A "$W/defs"; false; }
+    [ "$(stat -c %a "$W/defs")" = 644 ]
+    # A line per profile function, by name as in the profile.
+    [ "$(awk -F '\t' '$2 == "profile" { print $1 }' "$W/defs")" = "$(sed -n 's/^\([^ ][^:]*\):.*/\1/p' "$W/out.txt")" ]
+    # Without the .o files weak cannot be told from strong: both picks left out.
+    mkdir -p "$W/notes/lib"
+    cp "$B/main.gcno" "$W/notes/"
+    cp "$B/lib/work.gcno" "$W/notes/lib/"
+    kpgo afdo -q --objtree "$W/notes" -o "$W/out.txt" --defs "$W/defs" "$W/p.kpgo"
+    [ "$(cat "$W/defs")" = "$(defs_table unbound)" ] || { cat -A "$W/defs"; false; }
+}
+
+@test "--defs: GCC's absolute source names are kept absolute, '.' and 'dir/..' removed" {
+    # Compiled from elsewhere, by absolute names with ./ and ../ in them.
+    (cd / && gcc-12 -O2 -fprofile-arcs -ftest-coverage -Wno-attributes -c "$B/./lib/../main.c" -o "$B/main.o" &&
+        gcc-12 -fprofile-arcs "$B/main.o" "$B/lib/work.o" -o "$B/prog")
+    rm -f "$B"/*.gcda "$B"/lib/*.gcda
+    (cd "$B" && ./prog 1600)
+    rm -rf "$W/gcov"
+    gcov_tree "$B" "$W/gcov"
+    kpgo collect -q --gcov-dir "$W/gcov" --kernel-release 6.1.0-afdo --build-id 0123abcd \
+        -o "$W/abs.kpgo"
+    kpgo afdo -q -o "$W/out.txt" --defs "$W/defs" "$W/abs.kpgo"
+    run grep -P '^(main|pick)\tprofile\t' "$W/defs"
+    assert_output "$(printf 'main\tprofile\t%s\t11\npick\tprofile\t%s\t23' "$B/main.c" "$B/main.c")"
+    # clamp, of both objects, keeps the name of its first copy (lib/work.o's,
+    # compiled by relative names); kbuild gives every object's names alike.
+    run grep -P '^clamp\t' "$W/defs"
+    assert_output "$(printf 'clamp\tprofile\tlib/util.h\t1')"
+}
+
+@test "--defs is written only when the conversion succeeds, and not over -o" {
+    echo old >"$W/defs"
+    fake_gcov cut '' '"$REAL" "$@" | head -c 300'
+    run kpgo afdo --gcov "$W/bin/cut" -o "$W/out.txt" --defs "$W/defs" "$W/p.kpgo"
+    assert_failure 1
+    [ "$(cat "$W/defs")" = old ]
+    run kpgo afdo -o "$W/out.txt" --defs "$W/nodir/defs" "$W/p.kpgo"
+    assert_failure 1
+    assert_output "kpgo: cannot write '$W/nodir/defs': No such file or directory"
+    run kpgo afdo -o "$W/out.txt" --defs "$W/out.txt" "$W/p.kpgo"
+    assert_failure 2
+    assert_line --index 0 "kpgo afdo: --defs and -o name the same file"
+    run kpgo afdo -o "$W/out.txt" --defs "" "$W/p.kpgo"
+    assert_failure 2
+}
+
 @test "afdo --json sums up what was written and left out" {
     run kpgo afdo -q --json -o "$W/out.txt" "$W/p.kpgo"
     assert_success
@@ -198,9 +266,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["functions"], d["lines"], d["objects"], d["profile_objects"], d["ambiguous_names"],
       d["ambiguous_definitions"], d["merged_copies"], d["weak_names"], d["without_gcno"],
-      d["ambiguous"][0].split()[0])
+      d["ambiguous"][0].split()[0], d["defs"])
 ' /dev/stdin <<<"$output"
-    assert_output "5 17 2 2 1 2 1 1 [] helper"
+    assert_output "5 17 2 2 1 2 1 1 [] helper None"
+    run kpgo afdo -q --json -o "$W/out.txt" --defs "$W/defs" "$W/p.kpgo"
+    assert_success
+    python3 -c 'import json, sys; assert json.loads(sys.argv[1])["defs"] == sys.argv[2]' "$output" "$W/defs"
 }
 
 @test "llvm-profdata-16 reads the text profile" {

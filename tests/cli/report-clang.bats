@@ -250,6 +250,105 @@ refused() {
         --afdo "$W/p.txt" -t "$W/none" -l "$W/build.log"
 }
 
+# The definitions table of p.txt: f0 to f9 at ../kernel/f.c:1 to 10, a
+# weak f1 at ../kernel/weak.c:3, a left-out static s.
+fake_defs() {
+    printf '# kpgo afdo defs 1\n'
+    for i in 0 1 2 3 4 5 6 7 8 9; do printf 'f%s\tprofile\t../kernel/f.c\t%s\n' $i $((i + 1)); done
+    printf '%s\t%s\t%s\t%s\n' f1 weak ../kernel/weak.c 3 s left-out ../kernel/s.c 4 \
+        s left-out ../drivers/s.c 4
+}
+
+@test "--defs tells reports apart: a profile definition, a weak one, one outside the profile" {
+    fake_defs >"$W/defs"
+    {
+        echo "  CC      kernel/f.o"
+        warn ../kernel/f.c:1 1 3 10 60
+        warn ../kernel/./f.c:3 3 3 60 60
+        echo "  CC      kernel/weak.o"
+        warn ../kernel/weak.c:3 2 3 30 60
+        echo "  CC [M]  drivers/s.o"
+        warn ../drivers/s.c:4 3 3 60 60
+        warn ../drivers/x.c:12 3 3 60 60
+    } >"$W/build.log"
+    run --separate-stderr kpgo report --afdo "$W/p.txt" --defs "$W/defs" -t "$OBJ" \
+        -l "$W/build.log" --min-applied 20 -o "$W/report"
+    assert_success
+    [ "$stderr" = "$(printf '%s\n' \
+        "compiler lines in the build log (objects compiled): 3" \
+        "profile functions: 10 (records: 30, samples: 600)" \
+        "profile functions with TOTAL 0, which clang skips: 1" \
+        "definitions table: 10 profile, 1 weak, 2 left out" \
+        "coverage warnings in the log: 5 on records, 5 on samples; 0 repeated the FILE:LINE of another object (merged)" \
+        "functions applied: 2 (20.0%): clang reported coverage at their definition (a profile line of the definitions table)" \
+        "weak definitions compiled with the strong one's profile (dropped by the linker): 1" \
+        "definitions outside the profile that took a profile by name: 2: each shares its name with a profile function but is another function (a static function of a file or module the profile does not cover), and clang compiled it with that function's counts: two functions of one name mixed" \
+        "  ../drivers/s.c:4" \
+        "  ../drivers/x.c:12" \
+        "records applied: 4 of the 6 records of the applied functions (66.7%); 13.3% of all profile records" \
+        "samples applied: 70 of the 120 samples of the applied functions (58.3%); 11.7% of all profile samples" \
+        "functions not applied: 8: in the profile, but clang reported no coverage for them (not compiled in this configuration, renamed, no line information, or TOTAL 0)" \
+        "coverage lines skipped as malformed: 0" \
+        "min applied: 20%" \
+        "verdict: ok: 20.0% of the profile's functions applied, at least 20% required")" ] ||
+        { echo "$stderr"; false; }
+    grep -qx "definitions table: $W/defs" "$W/report"
+    grep -q "^Clang matches a profile by name alone" "$W/report"
+    # Without the table the same log counts 5 functions applied.
+    run kpgo report -q --afdo "$W/p.txt" -t "$OBJ" -l "$W/build.log" -o "$W/report"
+    grep -qx "functions applied: 5 (50.0%): .*" "$W/report"
+    run ! grep -q "definitions table" "$W/report"
+    # --json: the table's counts, and every site outside the profile.
+    run --separate-stderr kpgo report --json --afdo "$W/p.txt" --defs "$W/defs" -t "$OBJ" \
+        -l "$W/build.log" --min-applied 20
+    assert_success
+    python3 - "$output" "$W/defs" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+want = {"defs": sys.argv[2], "defs_profile": 10, "defs_weak": 1, "defs_left_out": 2,
+        "sites": 5, "functions_applied": 2, "functions_applied_capped": False, "sites_weak": 1,
+        "sites_outside": 2, "records_applied": 4, "records_of_applied": 6,
+        "outside": [{"file": "../drivers/s.c", "line": 4, "ordinal": 1},
+                    {"file": "../drivers/x.c", "line": 12, "ordinal": 1}]}
+bad = {k: (d.get(k), v) for k, v in want.items() if d.get(k) != v}
+assert not bad, bad
+PY
+}
+
+@test "a malformed definitions table, or one of another profile, is refused with its line" {
+    fake_log >"$W/build.log"
+    fake_defs >"$W/defs"
+    refused "cannot read '$W/none': No such file or directory\$" \
+        --afdo "$W/p.txt" --defs "$W/none" -t "$OBJ" -l "$W/build.log"
+    sed '1s/1$/2/' "$W/defs" >"$W/v2"
+    refused "cannot read '$W/v2': line 1: a definitions table of format version 2; kpgo reads '# kpgo afdo defs 1'\$" \
+        --afdo "$W/p.txt" --defs "$W/v2" -t "$OBJ" -l "$W/build.log"
+    sed '4s/\t3$/\tthree/' "$W/defs" >"$W/bad"
+    refused "cannot read '$W/bad': line 4: a line number that is not 1 to 4294967295\$" \
+        --afdo "$W/p.txt" --defs "$W/bad" -t "$OBJ" -l "$W/build.log"
+    sed '5s/profile/strong/' "$W/defs" >"$W/bad"
+    refused "cannot read '$W/bad': line 5: a role that is not profile, weak or left-out\$" \
+        --afdo "$W/p.txt" --defs "$W/bad" -t "$OBJ" -l "$W/build.log"
+    { cat "$W/defs"; printf 'f3\tprofile\t../kernel/g.c\t1\n'; } >"$W/bad"
+    refused "cannot read '$W/bad': line 15: a second 'profile' line for 'f3' \\(first on line 5\\)\$" \
+        --afdo "$W/p.txt" --defs "$W/bad" -t "$OBJ" -l "$W/build.log"
+    printf '# kpgo afdo defs 1\nf0\tprofile\ta.c\t1\n\0' >"$W/bin"
+    refused "cannot read '$W/bin': NUL byte on line 3: not a text file\$" \
+        --afdo "$W/p.txt" --defs "$W/bin" -t "$OBJ" -l "$W/build.log"
+    refused "cannot read '$W/p.txt': line 1: not a definitions table of kpgo afdo \\(expected '# kpgo afdo defs 1'\\)\$" \
+        --afdo "$W/p.txt" --defs "$W/p.txt" -t "$OBJ" -l "$W/build.log"
+    # Tables of another profile: a name it lacks, or one it has left out, or too few lines.
+    { cat "$W/defs"; printf 'gone\tprofile\ta.c\t1\n'; } >"$W/other"
+    refused "'$W/other' is not the definitions table of '$W/p.txt': line 15: 'gone' is not in the profile\$" \
+        --afdo "$W/p.txt" --defs "$W/other" -t "$OBJ" -l "$W/build.log"
+    { cat "$W/defs"; printf 'f4\tleft-out\ta.c\t1\n'; } >"$W/other"
+    refused "'$W/other' is not the definitions table of '$W/p.txt': line 15: 'f4' is left out, but the profile has it\$" \
+        --afdo "$W/p.txt" --defs "$W/other" -t "$OBJ" -l "$W/build.log"
+    grep -v '^f7' "$W/defs" >"$W/other"
+    refused "'$W/other' is not the definitions table of '$W/p.txt': it has no 'profile' line for the profile's function 'f7'\$" \
+        --afdo "$W/p.txt" --defs "$W/other" -t "$OBJ" -l "$W/build.log"
+}
+
 @test "usage errors exit 2: both modes at once, --stage-report with --afdo, missing options" {
     fake_log >"$W/build.log"
     run kpgo report --afdo "$W/p.txt" -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log"
@@ -261,6 +360,9 @@ refused() {
     run kpgo report --afdo "$W/p.txt" -t "$OBJ"
     assert_failure 2
     assert_line --index 0 "kpgo report: --profile (or --afdo), --objtree and --build-log are required"
+    run kpgo report --profile "$W/p.kpgo" --defs "$W/defs" -t "$OBJ" -l "$W/build.log"
+    assert_failure 2
+    assert_line --index 0 "kpgo report: --defs is for Clang builds, with --afdo"
     run kpgo report --afdo "$W/p.txt" -t "$OBJ" -l "$W/build.log" --min-applied 101
     assert_failure 2
     run kpgo report --afdo
@@ -362,4 +464,113 @@ C
         "min applied: 50%" \
         "verdict: ok: 71.4% of the profile's functions applied, at least 50% required")" ] ||
         { cat "$W/build.log"; echo "$stderr"; false; }
+}
+
+@test "clang-16 gives a profile to another static function of its name: --defs says so" {
+    local t
+    for t in clang-16 gcc-12 gcov-12; do
+        command -v "$t" >/dev/null || skip "$t is not installed (tests/install-deps.sh)"
+    done
+    # Physical paths: gcov reports the directory GCC ran in.
+    P=$(cd "$W" && pwd -P)
+    B=$P/src
+    mkdir -p "$B/lib"
+    # main.c and lib/other.c each have a static helper(); only main.c is
+    # instrumented, so the profile's helper is main.c's, and lib/other.c's
+    # is one it does not cover. pick() is strong in main.c and weak in
+    # lib/weak.c (instrumented too); clamp() of lib/h.h is in all three.
+    cat >"$B/lib/h.h" <<'C'
+static inline __attribute__((noinline)) int clamp(int v, int hi)
+{
+	if (v > hi)
+		return hi;
+	return v;
+}
+int other(int x);
+int pick(int x);
+C
+    cat >"$B/main.c" <<'C'
+#include "lib/h.h"
+static __attribute__((noinline)) int helper(int x)
+{
+	if (x & 1)
+		return x * 3;
+	return x / 2;
+}
+int main(int argc, char **argv)
+{
+	int s = 0;
+	for (int i = 0; i < 1000 + argc; i++)
+		s += helper(i) + clamp(i, 50) + other(i) + pick(i);
+	return s == 42;
+}
+int pick(int x)
+{
+	return x > 500;
+}
+C
+    cat >"$B/lib/weak.c" <<'C'
+#include "h.h"
+__attribute__((weak)) int pick(int x)
+{
+	return x & 1;
+}
+C
+    cat >"$B/lib/other.c" <<'C'
+#include "h.h"
+static __attribute__((noinline)) int helper(int x)
+{
+	return x > 10 ? x + 1 : x - 1;
+}
+int other(int x)
+{
+	return helper(x) + clamp(x, 9);
+}
+C
+    cd "$B"
+    for f in main lib/weak; do
+        gcc-12 -O2 -fprofile-arcs -ftest-coverage -Wno-attributes -c "$f.c" -o "$f.o"
+    done
+    gcc-12 -O2 -Wno-attributes -c lib/other.c -o lib/other.o
+    gcc-12 -fprofile-arcs main.o lib/weak.o lib/other.o -o prog
+    ./prog
+    gcov_tree "$B" "$P/gcov"
+    kpgo collect -q --gcov-dir "$P/gcov" --kernel-release 6.1.0-clang --build-id 0123abcd \
+        -o "$P/p.kpgo"
+    kpgo afdo -q -o "$P/p.txt" --defs "$P/defs" "$P/p.kpgo"
+    [ "$(cat "$P/defs")" = "$(printf '# kpgo afdo defs 1\n'
+        printf '%s\t%s\t%s\t%s\n' clamp profile lib/h.h 1 helper profile main.c 2 \
+            main profile main.c 8 pick profile main.c 15 pick weak lib/weak.c 2)" ] ||
+        { cat "$P/defs"; false; }
+    # Clang compiles all three with the converted profile, as kbuild prints it.
+    for f in main lib/weak lib/other; do
+        echo "  CC      $f.o"
+        clang-16 -O2 -gline-tables-only -fprofile-sample-use="$P/p.txt" \
+            -mllvm -sample-profile-check-record-coverage=101 \
+            -mllvm -sample-profile-check-sample-coverage=101 -c "$f.c" -o "$P/x.o" 2>&1 || exit 1
+    done >"$P/build.log"
+    # What clang said: lib/other.c's helper took main.c's profile, and clamp
+    # is named ./lib/h.h from main.c, lib/h.h from lib/other.c.
+    grep -c '^warning: lib/other\.c:2: .* available profile records' "$P/build.log" | grep -qx 1 ||
+        { cat "$P/build.log"; false; }
+    grep -c '^warning: main\.c:2: .* available profile records' "$P/build.log" | grep -qx 1
+    grep -c '^warning: lib/weak\.c:2: .* available profile records' "$P/build.log" | grep -qx 1
+    grep -c '^warning: \(\./\)\?lib/h\.h:1: .* available profile records' "$P/build.log" | grep -qx 2
+    run --separate-stderr kpgo report --afdo "$P/p.txt" --defs "$P/defs" -t "$B" \
+        -l "$P/build.log" -r 6.1.0-clang -o "$P/report"
+    assert_success
+    echo "$stderr" >"$P/counts"
+    grep -qx "definitions table: 4 profile, 1 weak, 0 left out" "$P/counts"
+    grep -qx "coverage warnings in the log: 7 on records, 7 on samples; 1 repeated the FILE:LINE of another object (merged)" "$P/counts"
+    grep -qx "functions applied: 4 (100.0%): clang reported coverage at their definition (a profile line of the definitions table)" "$P/counts"
+    grep -qx "weak definitions compiled with the strong one's profile (dropped by the linker): 1" "$P/counts"
+    grep -qx "definitions outside the profile that took a profile by name: 1: .*: two functions of one name mixed" "$P/counts"
+    [ "$(grep -A1 '^definitions outside' "$P/counts" | tail -1)" = "  lib/other.c:2" ]
+    grep -qx "functions not applied: 0: .*" "$P/counts"
+    # The report holds the same count lines.
+    [ "$(sed -n '/^compiler lines in the build log/,$p' "$P/report")" = "$stderr" ]
+    # Without the table: six distinct FILE:LINE for four functions, capped.
+    run kpgo report -q --afdo "$P/p.txt" -t "$B" -l "$P/build.log" -r 6.1.0-clang -o "$P/report"
+    assert_success
+    grep -qx "  (clang reported 6 distinct FILE:LINE, more than the profile has functions: counted as all of them)" "$P/report"
 }

@@ -5,7 +5,8 @@
  * What the reader accepts is a well-formed tree (terminated strings of the
  * stated length, keys unique); what it refuses leaves nothing behind and a
  * message with an offset. Every accepted document goes to the conversion,
- * whose text must be lines of "NAME:TOTAL:HEAD" and " OFFSET: COUNT".
+ * whose text must be lines of "NAME:TOTAL:HEAD" and " OFFSET: COUNT", and
+ * whose definitions table must read back and fit the profile it came with.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afdo-report.h"
 #include "afdo.h"
 #include "json.h"
 
@@ -68,10 +70,28 @@ static void check_text(const struct strbuf *out)
 	}
 }
 
+/* The table reads back (but for a line too long for the readers) and fits its profile. */
+static void check_defs(const struct strbuf *out, const struct strbuf *table)
+{
+	struct kpgo_strlist names = { 0 };
+	struct kpgo_afdo_defs d;
+	struct kpgo_afdo_text t;
+	struct kpgo_error err;
+	int r;
+
+	kpgo_afdo_defs_init(&d);
+	r = kpgo_afdo_defs_parse(&d, table->buf, table->len, &err);
+	check(r == 0 || (r == -EINVAL && strstr(err.msg, "longer than")));
+	if (!r && !kpgo_afdo_text_parse(&t, out->buf, out->len, &names, &err))
+		check(kpgo_afdo_defs_check(&d, &names, &err) == 0);
+	kpgo_afdo_defs_release(&d);
+	kpgo_strlist_clear(&names);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, defs = STRBUF_INIT;
 	struct kpgo_afdo_stats st;
 	struct kpgo_afdo *a;
 	size_t pos = 0;
@@ -98,9 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kpgo_json_release(&doc);
 		pos += used;
 	}
-	check(kpgo_afdo_write(a, NULL, NULL, &out, &st, NULL) == 0);
+	check(kpgo_afdo_write(a, NULL, NULL, &out, &defs, &st, NULL) == 0);
 	check_text(&out);
+	check_defs(&out, &defs);
 	kpgo_afdo_free(a);
 	strbuf_release(&out);
+	strbuf_release(&defs);
 	return 0;
 }

@@ -301,7 +301,10 @@ static int seeds_json(void)
 	       write_seed("values.json", values, sizeof(values) - 1);
 }
 
-/* A sample profile as kpgo afdo writes it, one in LLVM's other shapes, a clang build log. */
+/*
+ * A sample profile as kpgo afdo writes it, one in LLVM's other shapes, a
+ * clang build log, a definitions table.
+ */
 static int seeds_afdo_text(void)
 {
 	static const char afdo[] =
@@ -324,9 +327,20 @@ static int seeds_afdo_text(void)
 		"applied\n"
 		"ld.lld: warning: t.c:9: 1 of 6 available profile records (16%) were applied";
 
+	static const char defs[] =
+		"# kpgo afdo defs 1\n"
+		"clamp\tprofile\t../include/./util.h\t1\n"
+		"helper\tleft-out\t../kernel/a.c\t5\n"
+		"helper\tleft-out\t/src/dir name/b.c\t9\n"
+		"main\tprofile\tmain.c\t11\n"
+		"# a comment\n"
+		"pick\tprofile\tmain.c\t23\n"
+		"pick\tweak\t../kernel/sys_ni.c\t4294967295";
+
 	return write_seed("afdo.txt", afdo, sizeof(afdo) - 1) ||
 	       write_seed("llvm.txt", llvm, sizeof(llvm) - 1) ||
-	       write_seed("clang.log", log, sizeof(log) - 1);
+	       write_seed("clang.log", log, sizeof(log) - 1) ||
+	       write_seed("defs.txt", defs, sizeof(defs) - 1);
 }
 
 int main(int argc, char **argv)

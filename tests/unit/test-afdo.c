@@ -49,9 +49,9 @@ static int add(struct kpgo_afdo *a, const char *text, const char *object, struct
 	return r;
 }
 
-/* The text and stats of everything added to a new conversion. */
-static int convert(const char *const *docs, struct strbuf *out, struct kpgo_afdo_stats *st,
-		   struct kpgo_strlist *amb, struct kpgo_error *err)
+/* The text, definitions table and stats of everything added to a new conversion. */
+static int convert_defs(const char *const *docs, struct strbuf *out, struct strbuf *defs,
+			struct kpgo_afdo_stats *st, struct kpgo_strlist *amb, struct kpgo_error *err)
 {
 	struct kpgo_afdo *a;
 	int r;
@@ -61,9 +61,15 @@ static int convert(const char *const *docs, struct strbuf *out, struct kpgo_afdo
 	for (r = 0; *docs && !r; docs++)
 		r = add(a, *docs, "obj.gcda", err);
 	if (!r)
-		r = kpgo_afdo_write(a, NULL, NULL, out, st, amb);
+		r = kpgo_afdo_write(a, NULL, NULL, out, defs, st, amb);
 	kpgo_afdo_free(a);
 	return r;
+}
+
+static int convert(const char *const *docs, struct strbuf *out, struct kpgo_afdo_stats *st,
+		   struct kpgo_strlist *amb, struct kpgo_error *err)
+{
+	return convert_defs(docs, out, NULL, st, amb, err);
 }
 
 static void test_offsets(void)
@@ -113,14 +119,28 @@ static void test_merge_and_ambiguous(void)
 			  LN(1, 1, "h") "," LN(3, 1, "h") "," LN(12, 1, "t") "," LN(13, 1, "t"))),
 		NULL,
 	};
+	struct strbuf out = STRBUF_INIT, defs = STRBUF_INIT;
 	struct kpgo_strlist amb = { 0 };
-	struct strbuf out = STRBUF_INIT;
 	struct kpgo_afdo_stats st;
 	struct kpgo_error err;
 
-	is_int(convert(docs, &out, &st, &amb, &err), 0, "two objects convert");
+	is_int(convert_defs(docs, &out, &defs, &st, &amb, &err), 0, "two objects convert");
 	is_str(out.buf, "a:1:1\n 0: 1\nh:22:11\n 0: 11\n 1: 6\n 2: 5\n",
 	       "h merged line by line; s and t left out");
+	/*
+	 * The table names each file as GCC was given it, the first copy's
+	 * name for h, and lists t and s although t never ran in a.gcda.
+	 */
+	is_str(defs.buf,
+	       KPGO_AFDO_DEFS_HEAD "\n"
+	       "a\tprofile\ta.c\t7\n"
+	       "h\tprofile\tinc/h.h\t1\n"
+	       "s\tleft-out\ta.c\t3\n"
+	       "s\tleft-out\tc.c\t3\n"
+	       "t\tleft-out\tinc/h.h\t8\n"
+	       "t\tleft-out\t../inc/h.h\t12\n",
+	       "the definitions table: profile and left-out lines");
+	strbuf_release(&defs);
 	is_int(st.merged_defs, 1, "one definition merged");
 	is_int(st.merged_copies, 1, "from one more copy");
 	is_int(st.ambiguous_names, 2, "two names left out");
@@ -166,28 +186,40 @@ static void test_weak(void)
 					  LN(10, 4, "pick") "," LN(11, 3, "pick") "," LN(1, 2, "dup"))),
 		DOC("/b", "c.gcda", FILE_("c.c", FN("pick", 7, 8, 0), LN(7, 0, "pick"))),
 	};
+#define DUP_OUT "dup\tleft-out\ta.c\t5\ndup\tleft-out\tb.c\t1\n"
+#define PICK_OUT "pick\tleft-out\ta.c\t1\npick\tleft-out\tb.c\t10\npick\tleft-out\tc.c\t7\n"
+#define PICK_B "pick\tprofile\tb.c\t10\npick\tweak\ta.c\t1\npick\tweak\tc.c\t7\n"
 	static const struct {
 		const char *bindings;
 		const char *text;
 		size_t weak, ambiguous;
 		const char *what;
+		const char *defs;
 	} t[] = {
 		{ "a.gcda:pick=w b.gcda:pick=g c.gcda:pick=w", "pick:7:4\n 0: 4\n 1: 3\n", 1, 1,
-		  "one strong definition over weak ones is written" },
-		{ "a.gcda:pick=w b.gcda:pick=w c.gcda:pick=w", "", 0, 2, "only weak ones: left out" },
-		{ "a.gcda:pick=w b.gcda:pick=g c.gcda:pick=g", "", 0, 2, "two strong ones: left out" },
+		  "one strong definition over weak ones is written", DUP_OUT PICK_B },
+		{ "a.gcda:pick=w b.gcda:pick=w c.gcda:pick=w", "", 0, 2, "only weak ones: left out",
+		  DUP_OUT PICK_OUT },
+		{ "a.gcda:pick=w b.gcda:pick=g c.gcda:pick=g", "", 0, 2, "two strong ones: left out",
+		  DUP_OUT PICK_OUT },
 		{ "a.gcda:pick=l b.gcda:pick=g c.gcda:pick=w", "", 0, 2,
-		  "a static one beside the strong one: left out" },
-		{ "a.gcda:pick=w b.gcda:pick=g", "", 0, 2, "one binding unknown: left out" },
+		  "a static one beside the strong one: left out", DUP_OUT PICK_OUT },
+		{ "a.gcda:pick=w b.gcda:pick=g", "", 0, 2, "one binding unknown: left out",
+		  DUP_OUT PICK_OUT },
 		{ "a.gcda:dup=w b.gcda:dup=g a.gcda:pick=w b.gcda:pick=g c.gcda:pick=w",
-		  "dup:2:2\n 0: 2\npick:7:4\n 0: 4\n 1: 3\n", 2, 0, "both names resolved" },
+		  "dup:2:2\n 0: 2\npick:7:4\n 0: 4\n 1: 3\n", 2, 0, "both names resolved",
+		  "dup\tprofile\tb.c\t1\ndup\tweak\ta.c\t5\n" PICK_B },
+		/* The strong pick (a's) never ran: not written, so no line for pick at all. */
+		{ "a.gcda:dup=w b.gcda:dup=g a.gcda:pick=g b.gcda:pick=w c.gcda:pick=w",
+		  "dup:2:2\n 0: 2\n", 2, 0, "a strong definition that never ran: nothing written",
+		  "dup\tprofile\tb.c\t1\ndup\tweak\ta.c\t5\n" },
 	};
 	struct kpgo_afdo_stats st;
 	struct kpgo_error err;
 	size_t i, j;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct strbuf out = STRBUF_INIT;
+		struct strbuf out = STRBUF_INIT, defs = STRBUF_INIT;
 		struct kpgo_afdo *a;
 
 		if (kpgo_afdo_new(&a, V12))
@@ -195,16 +227,57 @@ static void test_weak(void)
 		for (j = 0; j < 3; j++)
 			add(a, docs[j], j == 0 ? "a.gcda" : j == 1 ? "b.gcda" : "c.gcda", &err);
 		bindings = t[i].bindings;
-		is_int(kpgo_afdo_write(a, fake_binding, NULL, &out, &st, NULL), 0, "writes");
+		is_int(kpgo_afdo_write(a, fake_binding, NULL, &out, &defs, &st, NULL), 0, "writes");
 		ok(!strcmp(out.buf, t[i].text) && st.weak_names == t[i].weak &&
 		   st.ambiguous_names == t[i].ambiguous, "%s", t[i].what);
 		if (strcmp(out.buf, t[i].text))
 			diag("got '%s'", out.buf);
+		ok(!strncmp(defs.buf, KPGO_AFDO_DEFS_HEAD "\n", sizeof(KPGO_AFDO_DEFS_HEAD)) &&
+		   !strcmp(defs.buf + sizeof(KPGO_AFDO_DEFS_HEAD), t[i].defs),
+		   "  its definitions table");
+		if (strcmp(defs.buf + sizeof(KPGO_AFDO_DEFS_HEAD), t[i].defs))
+			diag("got '%s'", defs.buf);
 		if (i == 0)
 			is_int(st.weak_defs, 2, "two weak definitions dropped");
 		kpgo_afdo_free(a);
 		strbuf_release(&out);
+		strbuf_release(&defs);
 	}
+}
+
+/* Two definitions that only the directories GCC ran in tell apart: one line. */
+static void test_defs_one_place(void)
+{
+	const char *docs[] = {
+		DOC("/b/x", "x.gcda", FILE_("u.c", FN("s", 3, 4, 1), LN(3, 1, "s"))),
+		DOC("/b/y", "y.gcda", FILE_("u.c", FN("s", 3, 4, 2), LN(3, 2, "s"))),
+		NULL,
+	};
+	struct strbuf out = STRBUF_INIT, defs = STRBUF_INIT;
+	struct kpgo_afdo_stats st;
+	struct kpgo_error err;
+	struct kpgo_afdo *a;
+
+	is_int(convert_defs(docs, &out, &defs, &st, NULL, &err), 0, "converts");
+	ok(st.ambiguous_names == 1 && st.ambiguous_defs == 2, "two definitions of s, left out");
+	is_str(defs.buf, KPGO_AFDO_DEFS_HEAD "\ns\tleft-out\tu.c\t3\n",
+	       "one line for the place they share in the table");
+
+	/* Strong in x, weak in y: the profile line alone. */
+	strbuf_reset(&out);
+	strbuf_reset(&defs);
+	if (kpgo_afdo_new(&a, V12))
+		bail_out("out of memory");
+	add(a, docs[0], "x.gcda", &err);
+	add(a, docs[1], "y.gcda", &err);
+	bindings = "x.gcda:s=g y.gcda:s=w";
+	is_int(kpgo_afdo_write(a, fake_binding, NULL, &out, &defs, &st, NULL), 0, "writes");
+	ok(st.weak_names == 1 && !strcmp(out.buf, "s:1:1\n 0: 1\n"), "x's s written");
+	is_str(defs.buf, KPGO_AFDO_DEFS_HEAD "\ns\tprofile\tu.c\t3\n",
+	       "no weak line at the profile line's place");
+	kpgo_afdo_free(a);
+	strbuf_release(&out);
+	strbuf_release(&defs);
 }
 
 static void test_counts(void)
@@ -283,6 +356,12 @@ static void test_bad_documents(void)
 		  "malformed gcov output for 'o.gcda': files[0].functions[0] has no valid line range" },
 		{ DOC("/", "o", FILE_("a.c", FN("f", 5, 4, 1), "")),
 		  "malformed gcov output for 'o.gcda': files[0].functions[0] has no valid line range" },
+		{ DOC("/", "o", FILE_("a.c", FN("f", 4294967296, 4294967297, 1), "")),
+		  "malformed gcov output for 'o.gcda': files[0].functions[0] has no valid line range" },
+		{ DOC("/", "o", FILE_("a\\tb.c", FN("f", 1, 2, 1), "")),
+		  "malformed gcov output for 'o.gcda': files[0] has a file name with control characters" },
+		{ DOC("/", "o", FILE_("a.c\\n", "", "")),
+		  "malformed gcov output for 'o.gcda': files[0] has a file name with control characters" },
 		{ DOC("/", "o", FILE_("a.c", FN("f", 1, 2, 1.5), "")),
 		  "malformed gcov output for 'o.gcda': files[0].functions[0] 'execution_count' is a non-integer number, not an integer" },
 		{ DOC("/", "o", FILE_("a.c", "", LN(1, 2, "f") "," "{\"count\": 1}")),
@@ -312,7 +391,7 @@ static void test_bad_documents(void)
 		if (strcmp(err.msg, t[i].msg))
 			diag("got '%s'", err.msg);
 	}
-	is_int(kpgo_afdo_write(a, NULL, NULL, &out, &st, NULL), 0, "writes");
+	is_int(kpgo_afdo_write(a, NULL, NULL, &out, NULL, &st, NULL), 0, "writes");
 	is_str(out.buf, "g:1:1\n 0: 1\n", "only the good document's function");
 	is_int(st.objects, 1, "one document counted");
 	kpgo_afdo_free(a);
@@ -371,6 +450,7 @@ int main(void)
 	test_offsets();
 	test_merge_and_ambiguous();
 	test_weak();
+	test_defs_one_place();
 	test_counts();
 	test_order();
 	test_bad_documents();
