@@ -217,12 +217,14 @@ e2e: $(B)/kpgo workloads
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
 # --- kernel benchmark ------------------------------------------------------
-# baseline (-O2), -O3 and pgo kernels of the same source and config, booted
-# alternately in QEMU on the training mix and a held-out mix; wall-clock
-# ops/s and guest instructions per operation (-icount). Root only. Writes
+# baseline (-O2), -O3, pgo (GCC), clang-lto and clang-lto-pgo (Clang 16
+# ThinLTO, without and with the same profile) kernels of the same source and
+# config, booted alternately in QEMU on the training mix and a held-out
+# mix; wall-clock ops/s and guest instructions per operation (-icount).
+# Root only. Writes
 # build/bench-kernel/{results.tsv,report.md,ratios.svg,builds.tsv}.
-# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_OUT, KPGO_ACCEL,
-# JOBS; see tests/bench/bench-kernel.sh.
+# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_KERNELS,
+# BENCH_CLANG, BENCH_OUT, KPGO_ACCEL, JOBS; see tests/bench/bench-kernel.sh.
 $(B)/tests/bench-report: LIBS += -lm
 
 bench-kernel: $(B)/kpgo workloads $(B)/tests/bench-report $(KSRC)/Makefile
