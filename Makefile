@@ -200,9 +200,9 @@ $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
 	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
 
 default-profile: $(B)/kpgo $(KSRC)/Makefile
-	hooks/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS)
+	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS)
 	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --objtree $(KSRC)/pgo-instr \
-		-o profiles-store/linux-$(KSERIES)-small.kpgo
+		-o profiles-store/$(KSERIES)/small.kpgo
 
 # The whole cycle on a Debian 12 guest under QEMU (tests/e2e/e2e.sh):
 # instrumented packages installed with apt, the workload, collection at
@@ -238,12 +238,12 @@ bench-kernel: $(B)/kpgo workloads $(B)/tests/bench-report $(KSRC)/Makefile
 install: $(B)/kpgo
 	install -D -m 0755 $(B)/kpgo $(DESTDIR)$(BINDIR)/kpgo
 	install -D -m 0644 docs/kpgo.1 $(DESTDIR)$(MANDIR)/man1/kpgo.1
-	install -D -m 0755 hooks/kpgo-kbuild $(DESTDIR)$(LIBDIR)/kpgo/kpgo-kbuild
-	install -D -m 0755 hooks/kpgo-kinstall $(DESTDIR)$(LIBDIR)/kpgo/kpgo-kinstall
+	install -D -m 0755 hooks/build/kpgo-kbuild $(DESTDIR)$(LIBDIR)/kpgo/kpgo-kbuild
+	install -D -m 0755 hooks/build/kpgo-kinstall $(DESTDIR)$(LIBDIR)/kpgo/kpgo-kinstall
 	install -d $(DESTDIR)$(LIBDIR)/kpgo/kconfig
-	install -m 0644 hooks/kconfig/*.config $(DESTDIR)$(LIBDIR)/kpgo/kconfig/
+	install -m 0644 hooks/build/kconfig/*.config $(DESTDIR)$(LIBDIR)/kpgo/kconfig/
 
-# The machine side (hooks/): systemd units and generator, kernel install
+# The machine side (hooks/machine/): systemd units and generator, kernel install
 # hooks, the commented settings file and the spool. Packages set the
 # directories: Debian KPGO_SETTINGS_DIR=/etc/default (the default), RPM
 # KPGO_SETTINGS_DIR=/etc/sysconfig; SYSTEMD_UNITDIR=/lib/systemd/system on
@@ -255,7 +255,7 @@ SYSTEMD_UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSTEMD_GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 KERNEL_POSTINSTDIR ?= $(SYSCONFDIR)/kernel/postinst.d
 KERNEL_INSTALLDIR ?= $(PREFIX)/lib/kernel/install.d
-KPGO_UNITS := $(wildcard hooks/systemd/*.service hooks/systemd/*.timer)
+KPGO_UNITS := $(wildcard hooks/machine/systemd/*.service hooks/machine/systemd/*.timer)
 
 install-hooks:
 	install -d -m 0755 $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(SYSTEMD_GENERATORDIR)
@@ -263,13 +263,13 @@ install-hooks:
 		sed 's|/usr/bin/kpgo|$(BINDIR)/kpgo|g' $$u >$(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
 		chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; \
 	done
-	sed 's|/usr/bin/kpgo|$(BINDIR)/kpgo|g' hooks/systemd/kpgo-generator \
+	sed 's|/usr/bin/kpgo|$(BINDIR)/kpgo|g' hooks/machine/systemd/kpgo-generator \
 		>$(DESTDIR)$(SYSTEMD_GENERATORDIR)/kpgo-generator
 	chmod 0755 $(DESTDIR)$(SYSTEMD_GENERATORDIR)/kpgo-generator
-	install -D -m 0755 hooks/kernel/postinst.d/kpgo $(DESTDIR)$(KERNEL_POSTINSTDIR)/kpgo
-	install -D -m 0755 hooks/kernel/install.d/50-kpgo.install \
+	install -D -m 0755 hooks/machine/kernel/postinst.d/kpgo $(DESTDIR)$(KERNEL_POSTINSTDIR)/kpgo
+	install -D -m 0755 hooks/machine/kernel/install.d/50-kpgo.install \
 		$(DESTDIR)$(KERNEL_INSTALLDIR)/50-kpgo.install
-	install -D -m 0644 hooks/default/kpgo $(DESTDIR)$(KPGO_SETTINGS_DIR)/kpgo
+	install -D -m 0644 hooks/machine/default/kpgo $(DESTDIR)$(KPGO_SETTINGS_DIR)/kpgo
 	install -d -m 0750 $(DESTDIR)$(LOCALSTATEDIR)/lib/kpgo/profiles
 
 clean:

@@ -17,7 +17,7 @@
 #define KPGO_FORMAT_VERSION 1
 #define KPGO_MANIFEST_MAX 65536
 
-/* Keys the format defines (see profiles-store/FORMAT.md). */
+/* Keys the format defines (see docs/FORMAT.md). */
 #define MF_FORMAT "KPGO_FORMAT"
 #define MF_RELEASE "KERNEL_RELEASE"
 #define MF_BUILD_ID "KERNEL_BUILD_ID"

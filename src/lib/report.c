@@ -9,7 +9,7 @@
 #include "profile-archive.h"
 #include "report.h"
 
-/* As the shell report (hooks/kpgo-kbuild) had it, but for what identifies a static function. */
+/* As the shell report (hooks/build/kpgo-kbuild) had it, but for what identifies a static function. */
 static const char definitions[] =
 	"Definitions. A profile object is one .gcda in the profile; it applied if\n"
 	"its object was compiled in this build (GCC read the staged .gcda). Weighted:\n"

@@ -12,7 +12,7 @@
 /*
  * The profile store: a directory of verified .kpgo archives, named by the
  * sha256 of their bytes, and an index of their manifests (see
- * profiles-store/FORMAT.md, "The store"):
+ * docs/FORMAT.md, "The store"):
  *
  *   DIR/objects/<first 2 hex>/<sha256>.kpgo   the archives, read-only
  *   DIR/index                                 one line per archive

@@ -4,7 +4,7 @@
 # bench-kernel.sh: what PGO buys, measured (`make bench-kernel`). Kernels
 # of one source tree, config and compiler, booted alternately in QEMU with
 # the same machine settings, each running the same workload mixes. Glue
-# around hooks/kpgo-kbuild, mkfs.ext4, qemu-system-x86_64, kpgo and
+# around hooks/build/kpgo-kbuild, mkfs.ext4, qemu-system-x86_64, kpgo and
 # bench-report (tests/tools/bench-report.c, which makes the tables and
 # the plot).
 #
@@ -13,7 +13,7 @@
 #            clang-lto (Clang with ThinLTO, no profile) and clang-lto-pgo
 #            (the same with the profile below, converted by kpgo afdo into a
 #            sample profile); and the instrumented pgo-instr:
-#            hooks/kpgo-kbuild, each in its own tree directly inside the
+#            hooks/build/kpgo-kbuild, each in its own tree directly inside the
 #            source tree (KSRC/baseline, KSRC/o3, KSRC/pgo-bench,
 #            KSRC/clang-lto, KSRC/clang-lto-pgo, KSRC/pgo-instr), reused when
 #            built before from the same inputs
@@ -68,7 +68,7 @@
 #   BENCH_INSTR=DIR           an instrumented tree (pgo-instr) to use as it
 #                             is, neither configured nor built (one that
 #                             another job is using); default KSRC/pgo-instr,
-#                             built or reused by hooks/kpgo-kbuild
+#                             built or reused by hooks/build/kpgo-kbuild
 #   BENCH_CACHE=build/e2e-cache   the Debian image archive, shared with
 #                             make e2e (tests/e2e/rootfs.sh)
 #   KPGO_KSRC                 the kernel source tree (default: Debian's
@@ -108,7 +108,7 @@ jobs=${JOBS:-$(nproc)}
 kpgo=${KPGO:-$top/build/kpgo}
 bench=${KPGO_BENCH_BIN:-$top/build/bench}
 report_tool=${BENCH_REPORT:-$top/build/tests/bench-report}
-kbuild=$top/hooks/kpgo-kbuild
+kbuild=$top/hooks/build/kpgo-kbuild
 
 # A scale as thousandths (kpgo_scale= of the guest's init).
 permille() {

@@ -39,7 +39,7 @@ kernel() {
 
 @test "postinst.d hook: an instrumented kernel gets its spool and the units enabled" {
     kernel "$REL" y
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
     assert_success
     assert_output "kernel $REL is instrumented: its profiles will be collected into '$SPOOL'"
     run cat "$W/systemctl.log"
@@ -50,13 +50,13 @@ kernel() {
 
 @test "postinst.d hook: a kernel without gcov, or without a config, is left alone" {
     kernel 6.1.0-99-amd64 n
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" 6.1.0-99-amd64 "$W/boot/vmlinuz-6.1.0-99-amd64"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/postinst.d/kpgo" 6.1.0-99-amd64 "$W/boot/vmlinuz-6.1.0-99-amd64"
     assert_success
     assert_output ""
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" 6.1.0-98-unknown "$W/nowhere/vmlinuz"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/postinst.d/kpgo" 6.1.0-98-unknown "$W/nowhere/vmlinuz"
     assert_success
     assert_output "no config found for kernel 6.1.0-98-unknown: taken as not instrumented"
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/postinst.d/kpgo"
     assert_success
     [ ! -e "$W/systemctl.log" ]
     [ ! -e "$SPOOL" ]
@@ -66,26 +66,26 @@ kernel() {
     kernel "$REL" y
     # shellcheck disable=SC2016 # for kpgo to refuse, not to run
     echo 'KPGO_WORKLOAD=$(reboot)' >>"$KPGO_CONFIG"
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
     assert_success
     assert_line --partial "kpgo: $KPGO_CONFIG:2:"
     assert_line "kpgo: profile collection for kernel $REL is not prepared"
     [ ! -e "$W/systemctl.log" ]
     # Without kpgo at all (the package removed, its hook left): nothing.
-    PATH=/usr/bin:/bin run "$TOP/hooks/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
+    PATH=/usr/bin:/bin run "$TOP/hooks/machine/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
     assert_success
 }
 
 @test "kernel-install plugin: 'add' of an instrumented kernel prepares collection, anything else does nothing" {
     kernel "$REL" y
     kernel 6.1.0-99-amd64 n
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/install.d/50-kpgo.install" remove "$REL" "$W/entry"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/install.d/50-kpgo.install" remove "$REL" "$W/entry"
     assert_success
     [ ! -e "$W/systemctl.log" ]
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/install.d/50-kpgo.install" add 6.1.0-99-amd64 "$W/entry" "$W/boot/vmlinuz-6.1.0-99-amd64"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/install.d/50-kpgo.install" add 6.1.0-99-amd64 "$W/entry" "$W/boot/vmlinuz-6.1.0-99-amd64"
     assert_success
     [ ! -e "$W/systemctl.log" ]
-    PATH=$HOOKPATH run "$TOP/hooks/kernel/install.d/50-kpgo.install" add "$REL" "$W/entry" "$W/boot/vmlinuz-$REL" "$W/initrd"
+    PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/install.d/50-kpgo.install" add "$REL" "$W/entry" "$W/boot/vmlinuz-$REL" "$W/initrd"
     assert_success
     run cat "$W/systemctl.log"
     assert_output "enable kpgo-collect.service kpgo-collect.timer kpgo-upload.timer"
@@ -115,8 +115,8 @@ kernel() {
 
 @test "the hooks are shellcheck-clean" {
     command -v shellcheck || skip "shellcheck is not installed"
-    shellcheck "$TOP/hooks/kernel/postinst.d/kpgo" "$TOP/hooks/kernel/install.d/50-kpgo.install" \
-        "$TOP/hooks/systemd/kpgo-generator"
+    shellcheck "$TOP/hooks/machine/kernel/postinst.d/kpgo" "$TOP/hooks/machine/kernel/install.d/50-kpgo.install" \
+        "$TOP/hooks/machine/systemd/kpgo-generator"
 }
 
 # install_hooks: 'make install-hooks' into $W/root, the units naming this build's kpgo.
@@ -192,7 +192,7 @@ install_hooks() {
     : >"$src/Makefile"
     : >"$src/Kconfig"
     kb() {
-        run --separate-stderr "$TOP/hooks/kpgo-kbuild" --src "$src" --out "$W/out" "$@"
+        run --separate-stderr "$TOP/hooks/build/kpgo-kbuild" --src "$src" --out "$W/out" "$@"
     }
     kb --flavour pgo-instr --toolchain clang
     [ "$status" -eq 2 ]

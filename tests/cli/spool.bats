@@ -65,7 +65,7 @@ EOF
 }
 
 @test "settings: the shipped file's values are the built-in defaults" {
-    grep -v '^#KPGO_UPLOAD_COMMAND=' "$BATS_TEST_DIRNAME/../../hooks/default/kpgo" |
+    grep -v '^#KPGO_UPLOAD_COMMAND=' "$BATS_TEST_DIRNAME/../../hooks/machine/default/kpgo" |
         sed 's/^#\(KPGO_[A-Z_]*=\)/\1/' >"$W/shipped"
     run kpgo spool --config "$W/shipped" config
     assert_success

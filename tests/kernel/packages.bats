@@ -18,7 +18,7 @@ KPGO=${KPGO:-$ROOT/build/kpgo}
 PKGDIR=${PKGDIR:-$ROOT/build/packages}
 KPGO_BUILDDIR=${KPGO_BUILDDIR:-$ROOT/build/kernel}
 KSRC=${KPGO_KSRC:-$KPGO_BUILDDIR/src/linux-source-6.1}
-PROFILE=${KPGO_PROFILE:-$ROOT/profiles-store/linux-6.1-small.kpgo}
+PROFILE=${KPGO_PROFILE:-$ROOT/profiles-store/6.1/small.kpgo}
 TOOLVER=$(sed -n '1s/^kpgo (\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")
 KVER=$(sed -n -e 's/^VERSION = //p' -e 's/^PATCHLEVEL = //p' -e 's/^SUBLEVEL = //p' \
     "$KSRC/Makefile" | paste -sd.)
@@ -193,7 +193,7 @@ report_value() {
 @test "the default profile in profiles-store is a valid profile of this kernel" {
     # make check builds the optimized packages from the profile make e2e
     # collected (KPGO_PROFILE); make packages uses this one
-    def=$ROOT/profiles-store/linux-6.1-small.kpgo
+    def=$ROOT/profiles-store/6.1/small.kpgo
     run "$KPGO" info "$def"
     assert_success
     assert_line "  KPGO_FORMAT=1"
@@ -301,7 +301,7 @@ report_value() {
         patch -d "$s" -p1 --no-backup-if-mismatch <"$BATS_TEST_DIRNAME/stale.patch"
         echo "$patch_id" >"$s/.kpgo-patched"
     fi
-    run "$ROOT/hooks/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
+    run "$ROOT/hooks/build/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
         --kpgo "$KPGO" --min-applied 50
     assert_success
     assert_line "$REL_P"
@@ -319,7 +319,7 @@ report_value() {
     assert_success
     # the same build, asked for more than applied: fails and says why,
     # without building again
-    run "$ROOT/hooks/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
+    run "$ROOT/hooks/build/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
         --kpgo "$KPGO" --min-applied 100
     assert_failure 1
     assert_output --partial "was built from the same inputs"
@@ -329,12 +329,12 @@ report_value() {
 }
 
 @test "an absent profile stops the optimized build at once, with the reason" {
-    run "$ROOT/hooks/kpgo-kbuild" --src "$KSRC" --flavour pgo \
+    run "$ROOT/hooks/build/kpgo-kbuild" --src "$KSRC" --flavour pgo \
         --profile "$BATS_TEST_TMPDIR/none.kpgo" --kpgo "$KPGO" --out "$BATS_TEST_TMPDIR/obj"
     assert_failure 1
     assert_output --partial "cannot read profile"
     [ ! -e "$BATS_TEST_TMPDIR/obj/.config" ]
-    run "$ROOT/hooks/kpgo-kbuild" --src "$KSRC" --flavour pgo --kpgo "$KPGO"
+    run "$ROOT/hooks/build/kpgo-kbuild" --src "$KSRC" --flavour pgo --kpgo "$KPGO"
     assert_failure 2
     assert_output --partial "--profile is required"
     # and the package build: before anything is built

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # train-profile.sh: make a profile with the project's own pipeline. Boots an
-# instrumented kernel (a pgo-instr tree built by hooks/kpgo-kbuild) in QEMU
+# instrumented kernel (a pgo-instr tree built by hooks/build/kpgo-kbuild) in QEMU
 # with a busybox initramfs that runs the training workload (init-train),
 # takes the kernel's .gcda files out over a 9p share and turns them into a
 # .kpgo archive with `kpgo collect`. Glue around cpio, mkfs.ext4, qemu and
-# kpgo. This is how profiles-store/linux-6.1-small.kpgo was made (see
+# kpgo. This is how profiles-store/6.1/small.kpgo was made (see
 # profiles-store/README.md).
 #
 #   train-profile.sh --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--workload LABEL]
