@@ -154,6 +154,19 @@ struct subcommand_entry {
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
 
+/* --- kpgo info and kpgo diff ------------------------------------------- */
+
+/* The format versions of their JSON (docs/kpgo.1). */
+#define KPGO_INFO_JSON_VERSION 1
+#define KPGO_DIFF_JSON_VERSION 1
+
+struct kpgo_pstat;
+struct kpgo_pstat_fn;
+/* A function's members (object, ident, checksums, names), no braces. */
+void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f);
+/* The "names" object of a profile named from @objtree, or null. */
+void json_pstat_names(const struct kpgo_pstat *ps, const char *objtree);
+
 /* Writes @s as a JSON string literal, quotes included. */
 void json_str(FILE *f, const char *s);
 
