@@ -145,7 +145,9 @@ static int print_json(const struct kpgo_pstat *ps, const char *file, const char 
 static int write_html(const struct kpgo_pstat *ps, const char *file, const char *objtree,
 		      const char *pgo_report, const char *out, size_t top)
 {
-	struct kpgo_html_input in = { .file = file, .objtree = objtree, .top = top };
+	struct kpgo_html_input in = {
+		.file = file, .objtree = objtree, .top = top, .generator = "kpgo " KPGO_VERSION,
+	};
 	struct strbuf report = STRBUF_INIT, html = STRBUF_INIT;
 	char sha[KPGO_SHA256_HEX];
 	int r, ret = 1;

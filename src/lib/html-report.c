@@ -115,8 +115,9 @@ static int head(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
 
 	r |= strbuf_addstr(out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
 				"lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-				"<meta name=\"generator\" content=\"kpgo " KPGO_VERSION "\"/>\n"
-				"<title>kpgo profile report: ");
+				"<meta name=\"generator\" content=\"");
+	r |= esc(out, in->generator);
+	r |= strbuf_addstr(out, "\"/>\n<title>kpgo profile report: ");
 	r |= esc(out, rel ? rel : in->file);
 	r |= strbuf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n"
 			      "<h1>Kernel profile <code>",
@@ -140,7 +141,9 @@ static int head(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
 	}
 	r |= strbuf_addstr(out, "<br/>sha256 <code>");
 	r |= esc(out, in->sha256);
-	r |= strbuf_addstr(out, "</code> · made by kpgo " KPGO_VERSION "</p>\n");
+	r |= strbuf_addstr(out, "</code> · made by ");
+	r |= esc(out, in->generator);
+	r |= strbuf_addstr(out, "</p>\n");
 	return r;
 }
 

@@ -22,6 +22,7 @@
  * @pgo_report, @pgo_report_len: a build's pgo-report (kpgo report's text,
  *	GCC's or Clang's), untrusted bytes; NULL for none
  * @pgo_report_name: its file name
+ * @generator: what made the report ("kpgo 0.1.0")
  */
 struct kpgo_html_input {
 	const char *file;
@@ -31,6 +32,7 @@ struct kpgo_html_input {
 	const char *pgo_report;
 	size_t pgo_report_len;
 	const char *pgo_report_name;
+	const char *generator;
 };
 
 /**
