@@ -20,6 +20,7 @@
 int cmd_collect(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stage(int argc, char **argv);
 int cmd_store(int argc, char **argv);
