@@ -76,6 +76,24 @@ static int esc(struct strbuf *out, const char *s)
 	return kpgo_html_escape(out, s, strlen(s));
 }
 
+/* @v with its digits in groups of three, narrow no-break spaces between. */
+static const char *num(uint64_t v, char buf[40])
+{
+	char digits[24];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0) {
+			memcpy(buf + o, "\xe2\x80\xaf", 3);
+			o += 3;
+		}
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 static double pct(double a, double b)
 {
 	return b > 0 ? 100.0 * a / b : 0.0;
@@ -174,7 +192,7 @@ static size_t fns_for_share(const struct kpgo_pstat *ps, const size_t *idx, size
 static int summary(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
 		   struct strbuf *out)
 {
-	char big[64], small[160];
+	char big[64], small[160], nb[40], nb2[40];
 	size_t *idx = NULL;
 	ssize_t n;
 	int r = 0;
@@ -183,19 +201,21 @@ static int summary(const struct kpgo_pstat *ps, const struct kpgo_html_input *in
 	if (n < 0)
 		return -ENOMEM;
 	r |= strbuf_addstr(out, "<h2 id=\"summary\">Summary</h2>\n<div class=\"cards\">\n");
-	snprintf(big, sizeof(big), "%" PRIu64, ps->sum);
-	snprintf(small, sizeof(small), "arc counts in %zu objects, %zu functions", ps->n_objs,
-		 ps->n_fns);
+	snprintf(big, sizeof(big), "%s", num(ps->sum, nb));
+	snprintf(small, sizeof(small), "arc counts in %s objects, %s functions",
+		 num(ps->n_objs, nb), num(ps->n_fns, nb2));
 	r |= card(out, "sum", big, small);
 	snprintf(big, sizeof(big), "%.1f%%", pct((double)ps->fns_run, (double)ps->n_fns));
-	snprintf(small, sizeof(small), "of functions ran (%zu of %zu)", ps->fns_run, ps->n_fns);
+	snprintf(small, sizeof(small), "of the functions ran (%s of %s)", num(ps->fns_run, nb),
+		 num(ps->n_fns, nb2));
 	r |= card(out, "cov-fns", big, small);
 	snprintf(big, sizeof(big), "%.1f%%", pct((double)ps->objs_run, (double)ps->n_objs));
-	snprintf(small, sizeof(small), "of objects ran (%zu of %zu)", ps->objs_run, ps->n_objs);
+	snprintf(small, sizeof(small), "of the objects ran (%s of %s)", num(ps->objs_run, nb),
+		 num(ps->n_objs, nb2));
 	r |= card(out, "cov-objs", big, small);
 	snprintf(big, sizeof(big), "%zu", fns_for_share(ps, idx, (size_t)n, 0.5));
-	snprintf(small, sizeof(small), "hottest functions hold half of all counts (%zu: 90%%)",
-		 fns_for_share(ps, idx, (size_t)n, 0.9));
+	snprintf(small, sizeof(small), "functions hold half of all counts; %s hold 90%%",
+		 num(fns_for_share(ps, idx, (size_t)n, 0.9), nb));
 	r |= card(out, "concentration", big, small);
 	if (ps->named) {
 		snprintf(big, sizeof(big), "%.1f%%", 100.0 * kpgo_pstat_share(ps, ps->names.count_named));
@@ -283,6 +303,7 @@ static int bar_cell(struct strbuf *out, double share, double max_share)
 
 static int functions(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 {
+	char nb[40];
 	size_t *idx = NULL;
 	double max_share;
 	ssize_t n, i;
@@ -302,7 +323,7 @@ static int functions(const struct kpgo_pstat *ps, size_t top, struct strbuf *out
 		r |= strbuf_addf(out, "<tr><td class=\"n\">%zd</td><td class=\"n\">%.2f%%</td>", i + 1,
 				 100.0 * share);
 		r |= bar_cell(out, share, max_share);
-		r |= strbuf_addf(out, "<td class=\"n\">%" PRIu64 "</td><td><code class=\"fn\">", f->count);
+		r |= strbuf_addf(out, "<td class=\"n\">%s</td><td><code class=\"fn\">", num(f->count, nb));
 		if (f->name) {
 			r |= esc(out, f->name);
 			r |= strbuf_addstr(out, "</code>");
@@ -324,6 +345,7 @@ static int functions(const struct kpgo_pstat *ps, size_t top, struct strbuf *out
 
 static int objects(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 {
+	char nb[40];
 	size_t *idx = NULL;
 	double max_share;
 	ssize_t n, i;
@@ -343,9 +365,9 @@ static int objects(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 		r |= strbuf_addf(out, "<tr><td class=\"n\">%zd</td><td class=\"n\">%.2f%%</td>", i + 1,
 				 100.0 * share);
 		r |= bar_cell(out, share, max_share);
-		r |= strbuf_addf(out, "<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%zu of %zu</td>"
+		r |= strbuf_addf(out, "<td class=\"n\">%s</td><td class=\"n\">%zu of %zu</td>"
 				      "<td><code>",
-				 o->count, o->n_run, o->n_fns);
+				 num(o->count, nb), o->n_run, o->n_fns);
 		r |= esc(out, o->path);
 		r |= strbuf_addstr(out, "</code></td></tr>\n");
 	}
@@ -357,13 +379,14 @@ static int objects(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 static int group_row(const struct kpgo_pstat *ps, const struct kpgo_pstat_group *g,
 		     struct strbuf *out)
 {
+	char nb[40];
 	int r = strbuf_addstr(out, "<tr><td><code>");
 
 	r |= esc(out, g->dir);
 	r |= strbuf_addf(out,
-			 "</code></td><td class=\"n\">%.2f%%</td><td class=\"n\">%" PRIu64
+			 "</code></td><td class=\"n\">%.2f%%</td><td class=\"n\">%s"
 			 "</td><td class=\"n\">%zu of %zu</td><td class=\"n\">%zu of %zu</td>",
-			 100.0 * kpgo_pstat_share(ps, g->count), g->count, g->n_objs_run, g->n_objs,
+			 100.0 * kpgo_pstat_share(ps, g->count), num(g->count, nb), g->n_objs_run, g->n_objs,
 			 g->n_fns_run, g->n_fns);
 	r |= bar_cell(out, pct((double)g->n_fns_run, (double)g->n_fns) / 100.0, 1.0);
 	return r | strbuf_addstr(out, "</tr>\n");
