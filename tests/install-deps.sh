@@ -13,6 +13,8 @@ pkgs=(
     shellcheck valgrind python3
     # bench-report.bats checks the plot is well-formed XML
     libxml2-utils
+    # html.bats renders kpgo info --html in a headless browser
+    chromium
     gcc-11
     # the kernel flavours as .deb and .rpm packages
     linux-source-6.1 bc bison flex libelf-dev cpio kmod rsync xz-utils

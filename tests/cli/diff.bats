@@ -211,3 +211,38 @@ assert 0.5 < d["similarity"] < 1
     run kpgo diff --depth 0 "$W/n.kpgo" "$W/f.kpgo"
     assert_failure 2
 }
+
+@test "store ingest --min-similarity: each new profile against its build's merge; outliers flagged" {
+    export KPGO_STORE=$W/store
+    mkdir "$W/drop"
+    cp "$W/n.kpgo" "$W/drop/n1.kpgo"
+    cp "$W/n2.kpgo" "$W/drop/n2.kpgo"
+    cp "$W/f.kpgo" "$W/drop/f1.kpgo"
+    run --separate-stderr kpgo store ingest --min-similarity 0.5 "$W/drop"
+    assert_success
+    assert_line --regexp '^merged 6\.1\.0-test .*: 3 profiles into [0-9a-f]{64}$'
+    merge=$(sed -n 's/^merged .* into //p' <<<"$output")
+    kpgo store --store "$W/store" list >/dev/null
+    # The numbers are kpgo diff's against the merge.
+    merged_file=$W/store/objects/${merge:0:2}/$merge.kpgo
+    [ -f "$merged_file" ]
+    for p in n1:n f1:f; do
+        want=$(kpgo diff --json "$W/${p#*:}.kpgo" "$merged_file" |
+            python3 -c 'import json, sys; print("%.4f" % json.load(sys.stdin)["similarity"])')
+        if [ "${p%%:*}" = f1 ]; then
+            assert_line "outlier f1.kpgo: similarity $want to $merge (merge of 3 profiles) is below 0.5"
+        else
+            assert_line "similarity n1.kpgo: $want to $merge (merge of 3 profiles)"
+        fi
+    done
+    assert_line --regexp '^similarity n2\.kpgo: 0\.[0-9]{4} to '
+    assert_equal "$stderr" "kpgo: warning: 1 profiles are outliers: similarity below 0.5"
+
+    # A profile alone in its build has nothing to be compared with.
+    with_manifest "$W/m.kpgo" "$W/drop/other.kpgo" KERNEL_BUILD_ID=ffff
+    run kpgo store ingest --similarity "$W/drop"
+    assert_success
+    assert_line "similarity other.kpgo: the only profile of its kernel build"
+    run kpgo store ingest --min-similarity 2 "$W/drop"
+    assert_failure 2
+}
