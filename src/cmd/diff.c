@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"\n"
 	"  -t, --objtree DIR        name the functions from the instrumented build's\n"
 	"                           .gcno files (see kpgo info)\n"
-	"  -n, --top N              how many of each list (default 10; 0 to 10000)\n"
+	"  -n, --top N              how many of each list (default 10; 0: all)\n"
 	"  -d, --depth N            directory levels of a subsystem (default 2)\n"
 	"  -m, --min-similarity S   fail (exit 1) when the similarity is below S (0 to 1)\n"
 	"      --json               print JSON (format version 1, see kpgo(1))\n"

@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"  -t, --objtree DIR   name the functions from the instrumented build's .gcno\n"
 	"                      files: its object tree, a copy of its .gcno files (the\n"
 	"                      -pgo-instr headers package), or a gcov debugfs directory\n"
-	"  -n, --top N         how many of each list (default 10; 0 to 10000)\n"
+	"  -n, --top N         how many of each list (default 10; 0: all)\n"
 	"  -d, --depth N       directory levels of a subsystem (default 2: net/ipv4)\n"
 	"      --json          print JSON (format version 1, see kpgo(1))\n"
 	"      --html OUT      write a self-contained HTML report to OUT, atomically\n"

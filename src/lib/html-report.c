@@ -331,7 +331,14 @@ static int functions(const struct kpgo_pstat *ps, size_t top, struct strbuf *out
 				r |= strbuf_addstr(out, " <span class=\"note\">(changed since)</span>");
 			r |= strbuf_addstr(out, "</td><td><code>");
 			r |= esc(out, f->file);
-			r |= strbuf_addf(out, ":%" PRIu32 "</code></td></tr>\n", f->line);
+			r |= strbuf_addf(out, ":%" PRIu32 "</code>", f->line);
+			if (f->elsewhere) {
+				r |= strbuf_addstr(out, " <span class=\"note\">in ");
+				r |= kpgo_html_escape(out, ps->objs[f->obj].path,
+						      strlen(ps->objs[f->obj].path) - 5);
+				r |= strbuf_addstr(out, ".o</span>");
+			}
+			r |= strbuf_addstr(out, "</td></tr>\n");
 		} else {
 			r |= strbuf_addf(out, "ident %" PRIu32 "</code></td><td><code>", f->ident);
 			r |= esc(out, ps->objs[f->obj].path);

@@ -239,6 +239,51 @@ static ssize_t source_prefix(const char *file, const char *stem, size_t stem_len
 	return (ssize_t)(flen - want);
 }
 
+/*
+ * Removes "." components and "dir/.." pairs from @p, in place, as a
+ * lexical path ("../fs/../include/sq.h" -> "../include/sq.h"); leading
+ * ".." stay, a ".." at the root of an absolute path goes.
+ */
+static void normalize_path(char *p)
+{
+	char *out = p, *in = p;
+	bool abs = *p == '/';
+	size_t fixed = 0; /* bytes of leading "../" that cannot be removed */
+
+	if (abs)
+		out = in = p + 1;
+	while (*in) {
+		char *end = strchrnul(in, '/');
+		size_t len = (size_t)(end - in);
+		bool last = !*end; /* before the writes below reach *end */
+
+		if (len == 0 || (len == 1 && in[0] == '.')) {
+			/* empty or "." */
+		} else if (len == 2 && in[0] == '.' && in[1] == '.') {
+			if ((size_t)(out - p) > fixed + (abs ? 1 : 0)) {
+				/* drop the last component written */
+				out--;
+				while (out > p + fixed + (abs ? 1 : 0) && out[-1] != '/')
+					out--;
+			} else if (!abs) {
+				memmove(out, "../", 3);
+				out += 3;
+				fixed = (size_t)(out - p);
+			}
+		} else {
+			memmove(out, in, len);
+			out += len;
+			*out++ = '/';
+		}
+		if (last)
+			break;
+		in = end + 1;
+	}
+	if (out > p + (abs ? 1 : 0) && out[-1] == '/')
+		out--;
+	*out = '\0';
+}
+
 /* Reads DIR/@rel into @buf: 1 read, 0 no such file, or a negative errno. */
 static int read_gcno(int dirfd, const char *rel, struct strbuf *buf)
 {
@@ -268,6 +313,10 @@ static int name_object(struct kpgo_pstat *ps, struct kpgo_pstat_obj *o, const st
 	size_t stem_len = strlen(o->path) - 5, i; /* less ".gcda" */
 	ssize_t pl = -1;
 
+	/* The strings are ours: g->strings goes to ps->arenas. */
+	for (i = 0; i < g->n_fns; i++)
+		normalize_path((char *)g->fns[i].file);
+
 	for (i = 0; pl < 0 && i < g->n_fns; i++)
 		pl = source_prefix(g->fns[i].file, o->path, stem_len);
 	if (pl >= 0) {
@@ -296,6 +345,8 @@ static int name_object(struct kpgo_pstat *ps, struct kpgo_pstat_obj *o, const st
 		if (prefix->len && !strncmp(f->file, prefix->buf, prefix->len))
 			f->file += prefix->len;
 		f->line = n->line;
+		f->elsewhere = strlen(f->file) != stem_len + 2 ||
+			       strncmp(f->file, o->path, stem_len) || strcmp(f->file + stem_len, ".c");
 		ps->names.count_named = kpgo_sat_add(ps->names.count_named, f->count);
 	}
 	return 0;
@@ -309,6 +360,7 @@ static void unname(struct kpgo_pstat *ps)
 		ps->fns[i].state = KPGO_NAME_NONE;
 		ps->fns[i].name = ps->fns[i].file = NULL;
 		ps->fns[i].line = 0;
+		ps->fns[i].elsewhere = false;
 	}
 	for (i = 0; i < ps->n_objs; i++)
 		ps->objs[i].gcno = -1;
@@ -502,5 +554,8 @@ int kpgo_pstat_fn_label(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn 
 		r |= strbuf_addch(out, ':');
 	}
 	r |= kpgo_strbuf_add_printable(out, f->name);
+	if (f->elsewhere)
+		r |= strbuf_addf(out, " (in %.*s.o)", (int)(strlen(ps->objs[f->obj].path) - 5),
+				 ps->objs[f->obj].path);
 	return r ? -ENOMEM : 0;
 }

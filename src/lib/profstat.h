@@ -50,6 +50,8 @@ enum kpgo_name_state {
  * @file: its source file, relative to the source tree where that could be
  *	told (see kpgo_pstat_name()), NULL unless named
  * @line: its first line, 0 unless named
+ * @elsewhere: named, and defined in another file than the object's own
+ *	source (a header's static inline function, compiled into the object)
  */
 struct kpgo_pstat_fn {
 	size_t obj;
@@ -61,6 +63,7 @@ struct kpgo_pstat_fn {
 	const char *name;
 	const char *file;
 	uint32_t line;
+	bool elsewhere;
 };
 
 /**
@@ -220,7 +223,8 @@ ssize_t kpgo_pstat_hottest_groups(const struct kpgo_pstat *ps, size_t max, size_
 double kpgo_pstat_share(const struct kpgo_pstat *ps, uint64_t count);
 
 /*
- * Appends a function's label: "fs/read_write.c:ksys_read" when named, else
+ * Appends a function's label: "fs/read_write.c:ksys_read" when named (with
+ * " (in mm/memory.o)" for a function defined elsewhere), else
  * "fs/read_write.gcda ident 1234". Bytes of names that are not printable
  * ASCII appear as \xNN, a backslash as \\: fit for a terminal.
  */

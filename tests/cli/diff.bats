@@ -81,7 +81,7 @@ setup() {
 # kpgo info's per-function counts (matched by object and ident).
 similarity_py() {
     local a b
-    a=$(kpgo info --json --top 10000 "$1") b=$(kpgo info --json --top 10000 "$2")
+    a=$(kpgo info --json --top 0 "$1") b=$(kpgo info --json --top 0 "$2")
     python3 -c '
 import json, sys
 def shares(text):

@@ -181,3 +181,46 @@ PY
     run kpgo info
     assert_failure 2
 }
+
+@test "a header's function is labelled with the object it was compiled into; an O= tree's ../ goes" {
+    # The kernel's layout: the object tree inside the source tree, GCC given ../ names.
+    mkdir -p "$W/src/include" "$W/src/fs" "$W/src/lib" "$W/src/obj/fs" "$W/src/obj/lib"
+    cat >"$W/src/include/sq.h" <<'C'
+static inline int sq(int x)
+{
+    int s = 0;
+    for (int i = 0; i < x; i++)
+        s += x;
+    return s;
+}
+C
+    cat >"$W/src/fs/calc.c" <<'C'
+#include "../include/sq.h"
+int one(void);
+int main(int argc, char **argv)
+{
+    (void)argv;
+    return sq(argc + 40) == one();
+}
+C
+    printf 'int one(void)\n{\n    return 1;\n}\n' >"$W/src/lib/one.c"
+    # -O0: GCC instruments before inlining only when it does not inline early.
+    (cd "$W/src/obj" && gcc -O0 -fprofile-arcs -ftest-coverage -c ../fs/calc.c -o fs/calc.o &&
+        gcc -O0 -fprofile-arcs -ftest-coverage -c ../lib/one.c -o lib/one.o &&
+        gcc -fprofile-arcs fs/calc.o lib/one.o -o calc && ./calc) || true
+    gcov_tree "$W/src/obj" "$W/gcov2"
+    kpgo collect -q --gcov-dir "$W/gcov2" --kernel-release 6.1.0-test --build-id 0123abcd \
+        -o "$W/calc.kpgo"
+    run kpgo info --objtree "$W/src/obj" "$W/calc.kpgo"
+    assert_success
+    assert_line --regexp '^ +[0-9.]+%  +[0-9]+  include/sq\.h:sq \(in fs/calc\.o\)$'
+    assert_line --regexp '^ +[0-9.]+%  +[0-9]+  fs/calc\.c:main$'
+    assert_line --regexp '^ +[0-9.]+%  +[0-9]+  lib/one\.c:one$'
+    run kpgo info --json --objtree "$W/src/obj" "$W/calc.kpgo"
+    python3 -c '
+import json, sys
+f = {x["name"]: x for x in json.loads(sys.stdin.read())["hottest_functions"]}
+assert f["sq"]["file"] == "include/sq.h" and f["sq"]["line"] == 1, f["sq"]
+assert f["main"]["file"] == "fs/calc.c" and f["main"]["line"] == 3, f["main"]
+' <<<"$output"
+}

@@ -344,3 +344,101 @@ report_value() {
     assert_output --partial "cannot read profile"
     refute_output --partial "building bzImage"
 }
+
+# check_names TREE: kpgo info names the profile's functions from TREE's
+# .gcno files; the 40 hottest as gcov-dump (GCC's own reader) names them;
+# the pipe and read paths, which every workload here runs, by name.
+check_names() {
+    local tree=$1 j=$BATS_TEST_TMPDIR/info.json
+    "$KPGO" info --json --top 0 --objtree "$tree" "$PROFILE" >"$j"
+    python3 - "$j" "$tree" "$REL_I" <<'PY'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+tree, rel = sys.argv[2], sys.argv[3]
+n, total = d["names"], d["totals"]
+named = n["functions_exact"] + n["functions_changed"]
+share = n["count_named"] / total["sum_all"]
+same = d["manifest"]["KERNEL_RELEASE"] == rel
+print("# %s: %d of %d functions named (%d changed), %.1f%% of the counts"
+      % (tree, named, total["functions"], n["functions_changed"], 100 * share), file=sys.stderr)
+assert n["objects_no_gcno"] == 0, n
+# The same source as the profile's kernel: every function by its checksums.
+assert share >= (0.999 if same else 0.9), (share, same)
+fns = d["hottest_functions"]
+for f in fns[:40]:
+    if f["named"] != "exact":
+        continue
+    out = subprocess.run(["gcov-dump", "-l", tree + "/" + f["object"][:-5] + ".gcno"],
+                         capture_output=True, text=True, check=True).stdout
+    want = "FUNCTION ident=%d, lineno_checksum=%s," % (f["ident"], f["lineno_checksum"])
+    line = [l for l in out.splitlines() if want in l]
+    assert len(line) == 1 and ("`%s'" % f["name"]) in line[0], (f, line)
+    assert line[0].rstrip().split("' ")[-1].split(":")[0].endswith(f["file"]), (f, line)
+def hottest(obj):
+    return next(f for f in fns if f["object"] == obj)
+assert hottest("fs/pipe.gcda")["name"] in ("pipe_read", "pipe_write"), hottest("fs/pipe.gcda")
+rw = hottest("fs/read_write.gcda")
+assert rw["name"] in ("vfs_read", "vfs_write", "ksys_read", "ksys_write", "rw_verify_area",
+                      "fsnotify_file", "new_sync_read", "new_sync_write"), rw
+print("# hottest of fs/pipe.o: %s; of fs/read_write.o: %s; overall: %s:%s"
+      % (hottest("fs/pipe.gcda")["name"], rw["name"], fns[0]["file"], fns[0]["name"]),
+      file=sys.stderr)
+PY
+}
+
+@test "kpgo info names the profile's hottest kernel functions from the instrumented tree" {
+    command -v gcov-dump >/dev/null || skip "no gcov-dump"
+    run check_names "$KSRC/pgo-instr"
+    assert_success
+    echo "$output" | sed -n 's/^# /# /p' >&3
+}
+
+@test "kpgo info names them from the instrumented headers package too" {
+    command -v gcov-dump >/dev/null || skip "no gcov-dump"
+    d=$BATS_TEST_TMPDIR/deb
+    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$KPKGVER")" "$d"
+    run check_names "$d/usr/src/linux-headers-$REL_I"
+    assert_success
+    # the same text as from the build tree, but for the file name
+    "$KPGO" info --objtree "$KSRC/pgo-instr" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/tree"
+    "$KPGO" info --objtree "$d/usr/src/linux-headers-$REL_I" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/pkg"
+    diff "$BATS_TEST_TMPDIR/tree" "$BATS_TEST_TMPDIR/pkg"
+}
+
+@test "kpgo diff: the packages' profile against the default one and the held-out one" {
+    def=$ROOT/profiles-store/6.1/small.kpgo
+    held=$ROOT/tests/fixtures/kernel/small-heldout.kpgo
+    for other in "$def" "$held"; do
+        run "$KPGO" diff --json --objtree "$KSRC/pgo-instr" "$PROFILE" "$other"
+        assert_success
+        python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+s = d["similarity"]
+print("# %s against %s: similarity %.4f, subsystems %.4f" % (d["a"]["workload"], d["b"]["workload"], s, d["subsystem_similarity"]), file=sys.stderr)
+assert 0 < s <= 1 and 0 < d["subsystem_similarity"] <= 1
+same = d["a"]["file"] == d["b"]["file"] or d["a"]["sum_all"] == d["b"]["sum_all"]
+assert (s > 0.999999) == same, s
+' <<<"$output" 2>&3
+        back=$("$KPGO" diff --json "$other" "$PROFILE" | python3 -c 'import json, sys; print("%.6f" % json.load(sys.stdin)["similarity"])')
+        [ "$back" = "$(python3 -c 'import json, sys; print("%.6f" % json.loads(sys.argv[1])["similarity"])' "$output")" ]
+    done
+}
+
+@test "the HTML report of the profile, with the package's pgo-report, renders in chromium" {
+    command -v chromium >/dev/null || skip "chromium is not installed (tests/install-deps.sh installs it)"
+    d=$BATS_TEST_TMPDIR
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$KPKGVER")" "$d/img"
+    rep=$d/img/usr/share/doc/linux-image-$REL_P/pgo-report
+    run "$KPGO" info --objtree "$KSRC/pgo-instr" --html "$d/r.html" --pgo-report "$rep" "$PROFILE"
+    assert_success
+    xmllint --noout "$d/r.html"
+    grep -q '<span class="ok" id="verdict">ok: ' "$d/r.html"
+    grep -q '<span class="ok" id="same-profile">this profile</span>' "$d/r.html"
+    hot=$("$KPGO" info --json --top 1 --objtree "$KSRC/pgo-instr" "$PROFILE" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["hottest_functions"][0]["name"])')
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$d/chrome" --dump-dom "file://$d/r.html" >"$d/dom.html" 2>/dev/null
+    grep -q "<code class=\"fn\">$hot</code>" "$d/dom.html"
+}
