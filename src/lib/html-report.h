@@ -54,6 +54,12 @@ struct kpgo_html_input {
 int kpgo_html_report(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
 		     struct strbuf *out);
 
+/*
+ * Appends the section on what the build applied, from @in->pgo_report
+ * (html-pgo-report.c). Returns 0 or -ENOMEM.
+ */
+int kpgo_html_pgo_report(const struct kpgo_html_input *in, struct strbuf *out);
+
 /* Appends @len bytes of @s escaped for HTML/XML text and attributes (see above). */
 int kpgo_html_escape(struct strbuf *out, const char *s, size_t len);
 
