@@ -37,6 +37,21 @@ static const char usage_text[] =
 
 enum { OPT_JSON = 1000, OPT_HTML };
 
+/*
+ * A name from a .gcno as a JSON string: bytes that are not UTF-8 as the
+ * text \xNN (JSON has no way to carry them), as in the text output.
+ */
+static void json_name(const char *s)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	if (kpgo_strbuf_add_utf8(&b, s))
+		json_str(stdout, "(out of memory)");
+	else
+		json_str(stdout, b.buf);
+	strbuf_release(&b);
+}
+
 /* The members every function entry of `kpgo info` and `kpgo diff` has. */
 void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f)
 {
@@ -48,9 +63,9 @@ void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f)
 	       "\", \"cfg_checksum\": \"0x%08" PRIx32 "\", \"named\": \"%s\", \"name\": ",
 	       f->ident, f->lineno_checksum, f->cfg_checksum, state[f->state]);
 	if (f->name) {
-		json_str(stdout, f->name);
+		json_name(f->name);
 		printf(", \"file\": ");
-		json_str(stdout, f->file);
+		json_name(f->file);
 		printf(", \"line\": %" PRIu32, f->line);
 	} else {
 		printf("null, \"file\": null, \"line\": null");

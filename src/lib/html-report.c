@@ -14,30 +14,6 @@
 /* Bars of the subsystem chart; the rest become one "other" bar. */
 #define CHART_BARS 15
 
-/* Length of the valid UTF-8 sequence at @p (XML characters only), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t cp;
-	size_t len, i;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	len = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	if (n < len)
-		return 0;
-	cp = p[0] & (0x7f >> len);
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0; /* overlong or out of range */
-	if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0; /* surrogates and XML's non-characters */
-	return len;
-}
-
 int kpgo_html_escape(struct strbuf *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -58,7 +34,7 @@ int kpgo_html_escape(struct strbuf *out, const char *s, size_t len)
 		default:
 			if (c >= 0x20 && c < 0x7f) {
 				r = strbuf_addch(out, (char)c);
-			} else if (c >= 0x80 && (n = utf8_len(p + i, len - i))) {
+			} else if (c >= 0x80 && (n = kpgo_utf8_len(p + i, len - i))) {
 				r = strbuf_add(out, p + i, n);
 				i += n;
 				continue;

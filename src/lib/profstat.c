@@ -525,6 +525,48 @@ double kpgo_pstat_share(const struct kpgo_pstat *ps, uint64_t count)
 	return ps->sum ? (double)count / (double)ps->sum : 0.0;
 }
 
+size_t kpgo_utf8_len(const unsigned char *p, size_t n)
+{
+	uint32_t cp;
+	size_t len, i;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	len = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	if (n < len)
+		return 0;
+	cp = p[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0; /* overlong or out of range */
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0; /* surrogates and XML's non-characters */
+	return len;
+}
+
+int kpgo_strbuf_add_utf8(struct strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0, n;
+	int r = 0;
+
+	while (i < len && !r) {
+		if (p[i] < 0x80) {
+			r = strbuf_addch(out, (char)p[i++]);
+		} else if ((n = kpgo_utf8_len(p + i, len - i))) {
+			r = strbuf_add(out, p + i, n);
+			i += n;
+		} else {
+			r = strbuf_addf(out, "\\x%02x", p[i++]);
+		}
+	}
+	return r;
+}
+
 int kpgo_strbuf_add_printable(struct strbuf *out, const char *s)
 {
 	int r = 0;

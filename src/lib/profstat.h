@@ -239,6 +239,13 @@ int kpgo_pstat_fn_label(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn 
 int kpgo_pstat_format(const struct kpgo_pstat *ps, const char *file, size_t top,
 		      struct strbuf *out);
 
+/*
+ * Length of the valid UTF-8 sequence at @p (of @n bytes), or 0; "valid"
+ * also excludes surrogates and U+FFFE/U+FFFF, which XML does not allow.
+ */
+size_t kpgo_utf8_len(const unsigned char *p, size_t n);
+/* Appends @s with the bytes that are not valid UTF-8 as the text \xNN (for JSON). */
+int kpgo_strbuf_add_utf8(struct strbuf *out, const char *s);
 /* Appends @s with bytes outside printable ASCII as \xNN and '\' as \\. */
 int kpgo_strbuf_add_printable(struct strbuf *out, const char *s);
 

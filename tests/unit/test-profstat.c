@@ -246,6 +246,10 @@ static void test_escape(void)
 	check_escape("\xe2\x80", 2, "\\xe2\\x80", "a sequence cut short at the end");
 	check_escape("\xe2(\xa1", 3, "\\xe2(\\xa1", "a sequence broken by ASCII");
 
+	is_int(kpgo_strbuf_add_utf8(&out, "a\\b\x1b\xc3\xa9\xff\xed\xa0\x80~"), 0, "for JSON");
+	is_str(out.buf, "a\\b\x1b\xc3\xa9\\xff\\xed\\xa0\\x80~",
+	       "for JSON: UTF-8 and ASCII kept, other bytes as the text \\xNN");
+	strbuf_reset(&out);
 	is_int(kpgo_strbuf_add_printable(&out, "a\\b\x1b\xc3\xa9~"), 0, "printable");
 	is_str(out.buf, "a\\\\b\\x1b\\xc3\\xa9~", "for a terminal: backslash doubled, the rest \\xNN");
 	strbuf_release(&out);
