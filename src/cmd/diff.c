@@ -55,7 +55,7 @@ static int describe(const char *tag, const char *file, const struct kpgo_pstat *
 	const char *rel = kpgo_manifest_get(&ps->manifest, MF_RELEASE);
 	const char *merged = kpgo_manifest_get(&ps->manifest, MF_MERGED);
 
-	return strbuf_addf(out, "%s: %s (workload %s, kernel %s, %s profile(s) merged, sum %" PRIu64 ")\n",
+	return strbuf_addf(out, "%s: %s (workload %s, kernel %s, collections merged %s, sum %" PRIu64 ")\n",
 			   tag, file, wl ? wl : "?", rel ? rel : "?", merged ? merged : "?", ps->sum);
 }
 

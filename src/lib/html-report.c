@@ -124,10 +124,12 @@ static int head(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
 		r |= esc(out, wl);
 		r |= strbuf_addstr(out, "</b>");
 	}
-	if (merged) {
+	if (merged && !strcmp(merged, "1")) {
+		r |= strbuf_addstr(out, " · one collection");
+	} else if (merged) {
 		r |= strbuf_addstr(out, " · ");
 		r |= esc(out, merged);
-		r |= strbuf_addstr(out, " profile(s) merged");
+		r |= strbuf_addstr(out, " collections merged");
 	}
 	if (end) {
 		r |= strbuf_addstr(out, " · collected until ");
