@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # kpgo diff: two real profiles of one program under two workloads.
 
+# shellcheck disable=SC2154 # bats' run --separate-stderr sets $stderr, $stderr_lines
 load helpers
 
 bats_require_minimum_version 1.5.0
@@ -106,6 +107,7 @@ print("%.6f" % sum(min(a.get(k, 0), b.get(k, 0)) for k in set(a) | set(b)))
 
 @test "two workloads: the similarity is the overlap of the shares, as computed independently" {
     for pair in "n f" "n m" "f m" "m n"; do
+        # shellcheck disable=SC2086 # the pair's two words
         set -- $pair
         run kpgo diff --json "$W/$1.kpgo" "$W/$2.kpgo"
         assert_success

@@ -2,6 +2,7 @@
 # kpgo info --html: one self-contained page, well-formed, rendered by a
 # headless browser (Debian's chromium), every hostile string escaped.
 
+# shellcheck disable=SC2154 # bats' run --separate-stderr sets $stderr
 load helpers
 
 bats_require_minimum_version 1.5.0
@@ -46,7 +47,8 @@ pgo_report() {
     [ -z "$output" ]
     xmllint --noout "$W/r.html"
     # Nothing to fetch: no script, no link, no image or style from elsewhere.
-    ! grep -Eiq '<script|<link|<img|<iframe|src=|href=|@import|url\(' "$W/r.html"
+    run grep -Eio '<script|<link|<img|<iframe|src=|href=|@import|url\(' "$W/r.html"
+    assert_failure 1
     [ "$(grep -Eo 'https?://[^"]*' "$W/r.html" | sort -u | tr '\n' ' ')" = \
         "http://www.w3.org/1999/xhtml http://www.w3.org/2000/svg " ]
     grep -q '<code class="fn">a_work</code>' "$W/r.html"
@@ -144,13 +146,15 @@ PY
     run kpgo info --html "$W/e.html" --objtree "$W/evil" --pgo-report "$W/evil-report" "$W/p.kpgo"
     assert_success
     xmllint --noout "$W/e.html"
-    ! grep -q '<script\|<img\|<b>x\|<i>no' "$W/e.html"
+    run grep -o '<script\|<img\|<b>x\|<i>no' "$W/e.html"
+    assert_failure 1
     grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;&amp;\x01\xff\xe2\x80</code>' "$W/e.html"
     grep -qF '<span class="bad" id="verdict">FAILED: &lt;i&gt;no&lt;/i&gt;</span>' "$W/e.html"
     grep -qF '<code>\xff\x00&quot;</code> <span class="bad" id="same-profile">' "$W/e.html"
     grep -qF '&lt;img src=x&gt;' "$W/e.html"
     chrome --dump-dom "file://$W/e.html" >"$W/dom.html" || { cat "$W/chrome.log"; false; }
-    ! grep -q '<script\|<img' "$W/dom.html"
+    run grep -o '<script\|<img' "$W/dom.html"
+    assert_failure 1
 }
 
 @test "--html writes atomically: a failure leaves no file, an old report stays whole" {

@@ -2,6 +2,7 @@
 # kpgo info: function names from the .gcno files (--objtree), subsystems,
 # coverage and shares, on the profile of a real program.
 
+# shellcheck disable=SC2154 # bats' run --separate-stderr sets $stderr, $stderr_lines
 load helpers
 
 bats_require_minimum_version 1.5.0
