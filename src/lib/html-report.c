@@ -377,25 +377,43 @@ static int group_row(const struct kpgo_pstat *ps, const struct kpgo_pstat_group 
 	return r | strbuf_addstr(out, "</tr>\n");
 }
 
-/* Every subsystem, hottest first, then those without counts by name. */
-static int coverage(const struct kpgo_pstat *ps, struct strbuf *out)
+static const char group_head[] = "<tr><th>subsystem</th><th>share</th><th>count</th>"
+				 "<th>objects run</th><th>functions run</th><th></th></tr>\n";
+
+/*
+ * Every subsystem, hottest first, then those without counts by name: the
+ * first @top (at least CHART_BARS) in a table, the rest in a folded one.
+ */
+static int coverage(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 {
-	size_t *idx = NULL, i;
+	size_t *idx = NULL, i, shown = 0;
 	ssize_t n;
 	int r = 0;
 
+	if (top < CHART_BARS)
+		top = CHART_BARS;
 	n = kpgo_pstat_hottest_groups(ps, 0, &idx);
 	if (n < 0)
 		return -ENOMEM;
-	r |= strbuf_addstr(out, "<h2 id=\"coverage\">Subsystems and coverage</h2>\n"
-				"<table id=\"subsystem-table\">\n<tr><th>subsystem</th><th>share</th>"
-				"<th>count</th><th>objects run</th><th>functions run</th><th></th></tr>\n");
-	for (i = 0; i < (size_t)n; i++)
-		r |= group_row(ps, &ps->groups[idx[i]], out);
-	for (i = 0; i < ps->n_groups; i++)
-		if (!ps->groups[i].count)
-			r |= group_row(ps, &ps->groups[i], out);
-	r |= strbuf_addstr(out, "</table>\n<p class=\"note\">The bar: the subsystem's functions that ran.</p>\n");
+	r |= strbuf_addf(out, "<h2 id=\"coverage\">Subsystems and coverage</h2>\n"
+			      "<table id=\"subsystem-table\">\n%s", group_head);
+	for (i = 0; i < ps->n_groups + (size_t)n; i++) {
+		const struct kpgo_pstat_group *g;
+
+		if (i < (size_t)n)
+			g = &ps->groups[idx[i]];
+		else if (!ps->groups[i - (size_t)n].count)
+			g = &ps->groups[i - (size_t)n];
+		else
+			continue;
+		if (shown++ == top)
+			r |= strbuf_addf(out, "</table>\n<details><summary>%zu more subsystems</summary>\n"
+					      "<table id=\"subsystem-table-rest\">\n%s",
+					 ps->n_groups - top, group_head);
+		r |= group_row(ps, g, out);
+	}
+	r |= strbuf_addstr(out, shown > top ? "</table>\n</details>\n" : "</table>\n");
+	r |= strbuf_addstr(out, "<p class=\"note\">The bar: the subsystem's functions that ran.</p>\n");
 	free(idx);
 	return r;
 }
@@ -426,7 +444,7 @@ int kpgo_html_report(const struct kpgo_pstat *ps, const struct kpgo_html_input *
 	r |= chart(ps, out);
 	r |= functions(ps, in->top, out);
 	r |= objects(ps, in->top, out);
-	r |= coverage(ps, out);
+	r |= coverage(ps, in->top, out);
 	if (in->pgo_report)
 		r |= kpgo_html_pgo_report(in, out);
 	r |= manifest(ps, out);
