@@ -120,18 +120,27 @@ demo: $(B)/kpgo $(TOOL_BIN)
 	./tests/demo.sh
 
 # --- kernel packages -----------------------------------------------------
-# Inputs, each with a default (see debian/rules and rpm/kernel-pgo.spec):
-#   KPGO_KSRC (kernel source tree; default Debian's linux-source-6.1, unpacked),
-#   KPGO_KCONFIG (base config fragment), KPGO_FULL_CONFIG (a complete
-#   .config instead), KPGO_PROFILE (.kpgo of the pgo flavour) or KPGO_STORE
-#   (a store: the profile `kpgo store select` picks for the release),
-#   KPGO_MIN_APPLIED (%), KPGO_CC (compiler, default gcc), JOBS. Both package formats share the kernel trees
-#   in KPGO_BUILDDIR, so each flavour is built once.
+# What a kernel package build makes is decided by `kpgo plan` from these
+# inputs, each with a default (README, "Kernel packages"), and written to
+# debian/kpgo-plan.mk (with the kernel packages' changelog entries) and
+# $(B)/kpgo-plan.macros, which debian/rules and rpm/kernel-pgo.spec read:
+#   KPGO_KSERIES (6.1; 6.12), KPGO_KSRC (a kernel source tree; default
+#   Debian's linux-source-SERIES, unpacked), KPGO_CONFIG (small; debian-cloud,
+#   debian-amd64, debian-rt: Debian's configs from linux-config-SERIES; or
+#   the name of KPGO_FULL_CONFIG, a complete .config), KPGO_PROFILE (.kpgo of
+#   the pgo flavour; default profiles-store/SERIES/CONFIG.kpgo) or KPGO_STORE
+#   (a store: the profile `kpgo store select` picks), KPGO_SERIAL (a rebuild
+#   number). And for the build itself: KPGO_MIN_APPLIED (%), KPGO_CC
+#   (compiler, default gcc), KPGO_SIGNING_KEY (module signing key),
+#   KPGO_DEBUG_INFO=1 (debug info and -dbg packages for the small config),
+#   JOBS. Both package formats share the kernel trees in KPGO_BUILDDIR, so
+#   each flavour is built once.
 #   KPGO_TOOLCHAIN=clang: the pgo flavour by Clang with ThinLTO (the Debian
 #   build profile pkg.kpgo.clang, rpmbuild --with clang), with KPGO_CLANG
 #   (default clang-16) and KPGO_GCNO (the instrumented build's .gcno; see
 #   debian/rules).
-KSERIES ?= 6.1
+KPGO_KSERIES ?= 6.1
+KSERIES := $(KPGO_KSERIES)
 JOBS ?= $(shell nproc)
 KPGO_BUILDDIR ?= $(CURDIR)/$(B)/kernel
 PKGDIR ?= $(CURDIR)/$(B)/packages
@@ -139,8 +148,8 @@ PKGDIR ?= $(CURDIR)/$(B)/packages
 # HOME, and ccache would then start from nothing.
 CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ccache
 export KPGO_BUILDDIR CCACHE_DIR
-KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE \
-	KPGO_MIN_APPLIED KPGO_CC KPGO_CLANG KPGO_GCNO,$(if $($(v)),$(v)=$($(v))))
+KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_MIN_APPLIED KPGO_CC KPGO_CLANG KPGO_GCNO \
+	KPGO_SIGNING_KEY KPGO_DEBUG_INFO,$(if $($(v)),$(v)=$($(v))))
 KPGO_TOOLCHAIN ?= gcc
 ifeq ($(filter gcc clang,$(KPGO_TOOLCHAIN)),)
 $(error KPGO_TOOLCHAIN is gcc or clang, not '$(KPGO_TOOLCHAIN)')
@@ -151,7 +160,30 @@ comma := ,
 DEB_ALL_PROFILES = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(DEB_PROFILES)) \
 	$(if $(filter clang,$(KPGO_TOOLCHAIN)),pkg.kpgo.clang)))
 
-deb:
+PLAN_ARGS = --series $(KPGO_KSERIES) $(if $(KPGO_KSRC),--src $(KPGO_KSRC)) \
+	$(if $(KPGO_CONFIG),--config $(KPGO_CONFIG)) \
+	$(if $(KPGO_FULL_CONFIG),--full-config $(abspath $(KPGO_FULL_CONFIG))) \
+	--kconfig-dir $(CURDIR)/hooks/build/kconfig \
+	$(if $(KPGO_STORE),--store $(KPGO_STORE) --cc $(or $(KPGO_CC),gcc),\
+		$(if $(KPGO_PROFILE),--profile $(abspath $(KPGO_PROFILE)),--profiles-store $(CURDIR)/profiles-store)) \
+	$(if $(KPGO_SERIAL),--serial $(KPGO_SERIAL))
+# the changelog date of the instrumented flavour: kpgo's own
+TOOL_EPOCH = $(shell dpkg-parsechangelog -l debian/changelog -STimestamp)
+
+# The plan, written afresh (it is cheap) by every packaging target.
+plan: $(B)/kpgo
+	$(B)/kpgo plan $(PLAN_ARGS) --format make >debian/kpgo-plan.mk.new
+	$(B)/kpgo plan $(PLAN_ARGS) --format rpm >$(B)/kpgo-plan.macros.new
+	SOURCE_DATE_EPOCH=$(TOOL_EPOCH) $(B)/kpgo plan $(PLAN_ARGS) --changelog instr \
+		>debian/kpgo-changelog.instr.new
+	if grep -q '^KPGO_PROFILE := ..*' debian/kpgo-plan.mk.new; then \
+		$(B)/kpgo plan $(PLAN_ARGS) --changelog pgo >debian/kpgo-changelog.pgo.new; \
+	else : >debian/kpgo-changelog.pgo.new; fi
+	for f in debian/kpgo-plan.mk debian/kpgo-changelog.instr debian/kpgo-changelog.pgo \
+		$(B)/kpgo-plan.macros; do mv $$f.new $$f; done
+	@sed -n 's/^KPGO_\(REL_[A-Z]*\|PROFILE\|CONFIG\) := \(..*\)/kpgo plan: \1 \2/p' debian/kpgo-plan.mk
+
+deb: plan
 	@mkdir -p $(PKGDIR)
 	env $(KPGO_PKG_VARS) debian/rules debian/control
 	env $(KPGO_PKG_VARS) DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
@@ -161,10 +193,11 @@ deb:
 	-mv ../linux-image-*pgo*.deb ../linux-headers-*pgo*.deb $(PKGDIR)/ 2>/dev/null
 	@ls -1 $(PKGDIR)/*.deb
 
-rpm:
+rpm: plan
 	@mkdir -p $(PKGDIR) $(B)/rpmbuild
 	rpmbuild -bb --build-in-place --nodeps --define "_topdir $(CURDIR)/$(B)/rpmbuild" \
 		--define "kpgo_srcdir $(CURDIR)" --define "kpgo_builddir $(KPGO_BUILDDIR)" \
+		--define "kpgo_plan_file $(CURDIR)/$(B)/kpgo-plan.macros" \
 		--define "_smp_build_ncpus $(JOBS)" \
 		$(foreach v,$(KPGO_PKG_VARS),--define "$(shell echo $(v) | sed 's/=.*//; y/ABCDEFGHIJKLMNOPQRSTUVWXYZ/abcdefghijklmnopqrstuvwxyz/') $(lastword $(subst =, ,$(v)))") \
 		$(if $(filter clang,$(KPGO_TOOLCHAIN)),--with clang) $(RPMBUILD_OPTS) rpm/kernel-pgo.spec
@@ -198,9 +231,12 @@ KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
 $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
 	mkdir -p $(KPGO_BUILDDIR)/src
 	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
+	dpkg-query -W -f='$${Version}\n' linux-source-$(KSERIES) \
+		>$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/.kpgo-source-version
 
 default-profile: $(B)/kpgo $(KSRC)/Makefile
-	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS)
+	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS) \
+		--release "$$($(B)/kpgo plan $(PLAN_ARGS) | sed -n 's/^KPGO_REL_INSTR=//p')"
 	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --objtree $(KSRC)/pgo-instr \
 		-o profiles-store/$(KSERIES)/small.kpgo
 
@@ -275,7 +311,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: plan deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

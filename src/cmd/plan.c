@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -44,11 +45,21 @@ static const char usage_text[] =
 	"  --kconfig-dir DIR    where small.config and the flavour fragments are\n"
 	"  --debian-config-dir DIR  Debian's configs (default /usr/src/linux-config-SERIES)\n"
 	"  --profile FILE       the profile of the optimized flavour\n"
+	"  --profiles-store DIR without --profile or --store: DIR/SERIES/CONFIG.kpgo\n"
+	"                       when there is one (the profiles kept with kpgo)\n"
 	"  --store DIR          a profile store instead: the profile `kpgo store select`\n"
 	"                       picks for the instrumented release (--cc: its compiler)\n"
 	"  --serial N           a rebuild number, appended to the versions\n"
 	"  --format F           shell (default: KEY=VALUE), make (KEY := VALUE), rpm\n"
 	"                       (%kpgo_plan_key value, for %{load:FILE}), json\n"
+	"  --changelog F        print a Debian changelog entry for the packages of\n"
+	"                       flavour F (instr, pgo) instead: the kernel source,\n"
+	"                       config, release and profile they are built from\n"
+	"  --package NAME       the changelog's source name (default kpgo)\n"
+	"  --maintainer M       its trailer's maintainer (default $DEBFULLNAME\n"
+	"                       <$DEBEMAIL>, else kpgo developers)\n"
+	"  --date-epoch N       its date (default: the profile's window end for\n"
+	"                       pgo, $SOURCE_DATE_EPOCH for instr)\n"
 	"Without a profile the keys of the optimized flavour are empty.\n";
 
 /* Values printed must be safe unquoted in sh and make: no blanks, quotes, $, \, #. */
@@ -210,11 +221,90 @@ out:
 	return ret;
 }
 
+/* Wraps @text at 72 columns as a changelog item ("  * ", "    "). */
+static void changelog_item(const char *text)
+{
+	const char *p = text;
+	size_t col = 4;
+
+	fputs("  *", stdout);
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t w = sp ? (size_t)(sp - p) : strlen(p);
+
+		if (col + 1 + w > 76 && col > 4) {
+			fputs("\n   ", stdout);
+			col = 3;
+		}
+		printf(" %.*s", (int)w, p);
+		col += 1 + w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
+/* "Thu, 03 Dec 2026 15:26:30 +0000" of a UTC time. */
+static int rfc2822(long long epoch, char *buf, size_t len)
+{
+	time_t t = (time_t)epoch;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%a, %d %b %Y %H:%M:%S +0000", &tm))
+		return -1;
+	return 0;
+}
+
+static int print_changelog(bool pgo, const struct kpgo_plan *p, const char *pkg,
+			   const char *maint, long long epoch, const struct kpgo_plan_input *in,
+			   const char *cfgname, const char *srcpkg, const struct kpgo_dpkg_package *dp,
+			   const char *sha, const struct kpgo_manifest *m)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char date[64];
+
+	if (pgo && !in->stamp)
+		return error("--changelog pgo needs a profile (--profile or --store)");
+	if (rfc2822(epoch, date, sizeof(date)))
+		return error("bad --date-epoch %lld", epoch);
+	printf("%s (%s) unstable; urgency=medium\n\n", pkg, pgo ? p->deb_pgo : p->deb_instr);
+	if (srcpkg)
+		strbuf_addf(&sb, "Linux %s from Debian's %s %s (source %s %s), ", p->kver, srcpkg,
+			    in->source_version, dp->source, dp->source_version);
+	else
+		strbuf_addf(&sb, "Linux %s from a source tree of no Debian package, ", p->kver);
+	strbuf_addf(&sb, "config %s, kernel release %s.", cfgname, pgo ? p->rel_pgo : p->rel_instr);
+	changelog_item(sb.buf);
+	strbuf_reset(&sb);
+	if (pgo) {
+		const char *rel = kpgo_manifest_get(m, MF_RELEASE);
+		const char *wl = kpgo_manifest_get(m, MF_WORKLOAD);
+		const char *we = kpgo_manifest_get(m, MF_WINDOW_END);
+		const char *merged = kpgo_manifest_get(m, MF_MERGED);
+
+		strbuf_addf(&sb, "Optimized with the profile sha256 %s (workload %s, collected on %s, "
+				 "%s profile(s) merged, collection window ending %s).",
+			    sha, wl ? wl : "unknown", rel ? rel : "unknown", merged ? merged : "1",
+			    we ? we : "unknown");
+	} else {
+		strbuf_addstr(&sb, "Instrumented with gcov on every object, for profile collection.");
+	}
+	changelog_item(sb.buf);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "Built by kpgo %s%s.", KPGO_VERSION, in->serial ? " (a rebuild)" : "");
+	changelog_item(sb.buf);
+	printf("\n -- %s  %s\n", maint, date);
+	strbuf_release(&sb);
+	return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	enum {
 		OPT_SERIES = 256, OPT_SRC, OPT_SRCPKG, OPT_SRCVER, OPT_DPKG, OPT_CONFIG, OPT_FULL,
 		OPT_KCONFIG, OPT_DEBCONFIG, OPT_PROFILE, OPT_STORE, OPT_CC, OPT_SERIAL, OPT_FORMAT,
+		OPT_CHANGELOG, OPT_PACKAGE, OPT_MAINT, OPT_EPOCH, OPT_PSTORE,
 	};
 	static const struct option opts[] = {
 		{ "series", required_argument, NULL, OPT_SERIES },
@@ -228,16 +318,25 @@ int cmd_plan(int argc, char **argv)
 		{ "debian-config-dir", required_argument, NULL, OPT_DEBCONFIG },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "store", required_argument, NULL, OPT_STORE },
+		{ "profiles-store", required_argument, NULL, OPT_PSTORE },
 		{ "cc", required_argument, NULL, OPT_CC },
 		{ "serial", required_argument, NULL, OPT_SERIAL },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "changelog", required_argument, NULL, OPT_CHANGELOG },
+		{ "package", required_argument, NULL, OPT_PACKAGE },
+		{ "maintainer", required_argument, NULL, OPT_MAINT },
+		{ "date-epoch", required_argument, NULL, OPT_EPOCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *series = NULL, *src = NULL, *srcpkg = NULL, *srcver = NULL, *config = NULL;
 	const char *dpkg_status = NULL, *full = NULL, *kconfig_dir = NULL, *debconfig_dir = NULL;
-	const char *profile = NULL, *store = NULL, *cc = NULL;
+	const char *profile = NULL, *store = NULL, *cc = NULL, *changelog = NULL;
+	const char *package = "kpgo", *maint = NULL, *epoch_arg = NULL, *pstore = NULL;
+	struct strbuf defprof = STRBUF_INIT;
+	struct strbuf maintbuf = STRBUF_INIT;
+	long long epoch = -1;
 	struct strbuf makefile = STRBUF_INIT, path = STRBUF_INIT, status = STRBUF_INIT;
 	struct strbuf cfgfile = STRBUF_INIT, tarball = STRBUF_INIT, prof = STRBUF_INIT;
 	struct plan_out o = { .fmt = FMT_SHELL };
@@ -267,6 +366,7 @@ int cmd_plan(int argc, char **argv)
 		case OPT_DEBCONFIG: debconfig_dir = optarg; break;
 		case OPT_PROFILE: profile = optarg; break;
 		case OPT_STORE: store = optarg; break;
+		case OPT_PSTORE: pstore = optarg; break;
 		case OPT_CC: cc = optarg; break;
 		case OPT_SERIAL: {
 			char *end;
@@ -290,6 +390,14 @@ int cmd_plan(int argc, char **argv)
 				return usage_error("plan", "unknown format '%s' (shell, make, rpm, json)",
 						   optarg);
 			break;
+		case OPT_CHANGELOG:
+			if (strcmp(optarg, "instr") && strcmp(optarg, "pgo"))
+				return usage_error("plan", "--changelog is instr or pgo, not '%s'", optarg);
+			changelog = optarg;
+			break;
+		case OPT_PACKAGE: package = optarg; break;
+		case OPT_MAINT: maint = optarg; break;
+		case OPT_EPOCH: epoch_arg = optarg; break;
 		case 'q': verbosity = 0; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("plan", "bad option");
@@ -299,6 +407,8 @@ int cmd_plan(int argc, char **argv)
 		return usage_error("plan", "unexpected argument '%s'", argv[optind]);
 	if (profile && store)
 		return usage_error("plan", "--profile and --store exclude each other");
+	if (pstore && (profile || store))
+		return usage_error("plan", "--profiles-store is for when neither --profile nor --store is given");
 	if (cc && !store)
 		return usage_error("plan", "--cc is for --store");
 	if (srcpkg && srcver)
@@ -308,6 +418,29 @@ int cmd_plan(int argc, char **argv)
 		return usage_error("plan", "bad --series '%s' (e.g. 6.1)", series);
 	if (kpgo_config_name_parse(config ? config : full ? "custom" : "small", !!full, &cn, &err))
 		return usage_error("plan", "%s", err.msg);
+	if (!epoch_arg && getenv("SOURCE_DATE_EPOCH") && *getenv("SOURCE_DATE_EPOCH"))
+		epoch_arg = getenv("SOURCE_DATE_EPOCH");
+	if (epoch_arg) {
+		char *end;
+
+		errno = 0;
+		epoch = strtoll(epoch_arg, &end, 10);
+		if (errno || *end || !*epoch_arg || epoch < 0)
+			return usage_error("plan", "bad date epoch '%s'", epoch_arg);
+	}
+	if (package && (!*package || strspn(package, "abcdefghijklmnopqrstuvwxyz0123456789.+-") !=
+						 strlen(package)))
+		return usage_error("plan", "bad --package '%s'", package);
+	if (!maint) {
+		const char *n = getenv("DEBFULLNAME"), *e = getenv("DEBEMAIL");
+
+		if (n && *n && e && *e && !strbuf_addf(&maintbuf, "%s <%s>", n, e))
+			maint = maintbuf.buf;
+		else
+			maint = "kpgo developers <kpgo-devel@example.org>";
+	}
+	if (strchr(maint, '\n'))
+		return usage_error("plan", "bad --maintainer");
 
 	/* the kernel's version: its Makefile */
 	if (src) {
@@ -375,6 +508,11 @@ int cmd_plan(int argc, char **argv)
 		if (store_profile(store, p.rel_instr, cc, &prof))
 			goto out;
 		profile = prof.buf;
+	} else if (!profile && pstore) {
+		if (strbuf_addf(&defprof, "%s/%s/%s.kpgo", pstore, p.series, cn.name))
+			goto oom;
+		if (!access(defprof.buf, F_OK))
+			profile = defprof.buf;
 	}
 	if (profile) {
 		if (kpgo_archive_open(&a, profile, &err)) {
@@ -421,6 +559,24 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 
+	if (changelog) {
+		bool pgo = !strcmp(changelog, "pgo");
+
+		if (epoch < 0 && pgo) {
+			struct tm tm = { 0 };
+			const char *we = kpgo_manifest_get(m, MF_WINDOW_END);
+
+			if (we && strptime(we, "%Y-%m-%dT%H:%M:%SZ", &tm))
+				epoch = (long long)timegm(&tm);
+		}
+		if (epoch < 0) {
+			error("--changelog %s needs a date: --date-epoch or SOURCE_DATE_EPOCH", changelog);
+			goto out;
+		}
+		ret = print_changelog(pgo, &p, package, maint, epoch, &in, cn.name,
+				      have_pkg ? srcpkg : NULL, &dp, sha, m);
+		goto out;
+	}
 	put(&o, "SERIES", p.series);
 	put(&o, "KVER", p.kver);
 	put(&o, "SOURCE_PACKAGE", have_pkg ? srcpkg : "");
@@ -466,5 +622,7 @@ out:
 	strbuf_release(&cfgfile);
 	strbuf_release(&tarball);
 	strbuf_release(&prof);
+	strbuf_release(&maintbuf);
+	strbuf_release(&defprof);
 	return ret;
 }

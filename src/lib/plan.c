@@ -375,10 +375,17 @@ int kpgo_plan_make(const struct kpgo_plan_input *in, struct kpgo_plan *p, struct
 
 	name = c->kind == KPGO_CONFIG_DEBIAN ? c->name + strlen("debian-") : c->name;
 	snprintf(cfgname, sizeof(cfgname), "%s", name);
-	snprintf(p->tree_instr, sizeof(p->tree_instr), "%s%spgo-instr", *c->tag ? c->tag : "",
-		 *c->tag ? "-" : "");
-	snprintf(p->tree_pgo, sizeof(p->tree_pgo), "%s%spgo", *c->tag ? c->tag : "",
-		 *c->tag ? "-" : "");
+	/* trees: "pgo" for small, "cloud-pgo" for debian-cloud-amd64, "NAME-pgo" */
+	char shortname[48];
+	size_t sl;
+
+	snprintf(shortname, sizeof(shortname), "%s", c->tag);
+	sl = strlen(shortname);
+	if (sl > 6 && !strcmp(shortname + sl - 6, "-amd64"))
+		shortname[sl - 6] = '\0';
+	snprintf(p->tree_instr, sizeof(p->tree_instr), "%s%spgo-instr", shortname,
+		 *shortname ? "-" : "");
+	snprintf(p->tree_pgo, sizeof(p->tree_pgo), "%s%spgo", shortname, *shortname ? "-" : "");
 	if (!fit(p->source_name, sizeof(p->source_name), "linux-pgo-%s-%s", p->series, cfgname))
 		return kpgo_error_set(err, -EINVAL, "the source package name is too long");
 
