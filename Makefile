@@ -204,6 +204,58 @@ rpm: plan
 	cp $(B)/rpmbuild/RPMS/*/*.rpm $(PKGDIR)/
 	@ls -1 $(PKGDIR)/*.rpm
 
+# Source packages a build farm builds unmodified, in a clean chroot or with
+# `rpmbuild --rebuild`: kpgo's glue (the repository's tracked files), the
+# plan frozen, the profile and the config inside; the kernel source by
+# reference (Build-Depends: linux-source-SERIES (= VERSION)) in the Debian
+# one, as Source1 in the RPM one. Into SOURCE_OUT (build/source):
+#   make source   NAME_VERSION.dsc and .tar.xz (source name and version:
+#                 kpgo plan's linux-pgo-SERIES-CONFIG, KVER+DEBREV+kpgoSTAMP)
+#   make srpm     kernel-pgo-VERSION-RELEASE.src.rpm
+SOURCE_OUT ?= $(CURDIR)/$(B)/source
+plan_value = $(shell sed -n 's/^KPGO_$(1) := //p' debian/kpgo-plan.mk)
+
+# The frozen plan: the profile and config as the source package's own files.
+$(B)/source-tree: plan
+	rm -rf $(B)/source-tree && mkdir -p $(B)/source-tree/kpgo
+	git ls-files -z | xargs -0 cp -a --parents -t $(B)/source-tree/kpgo
+	set -e; t=$(B)/source-tree/kpgo; prof=$(call plan_value,PROFILE); \
+	cfg=$(call plan_value,CONFIG_FILE); \
+	if [ -n "$$prof" ]; then cp "$$prof" $$t/debian/kpgo-profile.kpgo; fi; \
+	case $$cfg in *.xz) xz -dc "$$cfg" >$$t/debian/kpgo-config ;; *) cp "$$cfg" $$t/debian/kpgo-config ;; esac; \
+	sed -e "s|^KPGO_PROFILE := ..*|KPGO_PROFILE := debian/kpgo-profile.kpgo|" \
+	    -e "s|^KPGO_CONFIG_FILE := .*|KPGO_CONFIG_FILE := debian/kpgo-config|" \
+	    -e "s|^KPGO_CONFIG_KIND := debian|KPGO_CONFIG_KIND := full|" \
+	    debian/kpgo-plan.mk >$$t/debian/kpgo-plan.mk; \
+	echo 'KPGO_SOURCE_MODE := yes' >>$$t/debian/kpgo-plan.mk; \
+	cp debian/kpgo-changelog.instr debian/kpgo-changelog.pgo $$t/debian/; \
+	if [ -s debian/kpgo-changelog.pgo ]; then f=pgo; else f=instr; fi; \
+	$(CURDIR)/$(B)/kpgo plan $(PLAN_ARGS) --changelog $$f --as-source >$$t/debian/changelog; \
+	(cd $$t && debian/rules debian/control)
+
+source: $(B)/source-tree
+	mkdir -p $(SOURCE_OUT)
+	cd $(B)/source-tree && dpkg-source -b kpgo
+	mv $(B)/source-tree/$(call plan_value,SOURCE_NAME)_$(call plan_value,SOURCE_PKG_VERSION)* $(SOURCE_OUT)/
+	@ls -1 $(SOURCE_OUT)/*.dsc
+
+srpm: $(B)/source-tree
+	rm -rf $(B)/srpmbuild && mkdir -p $(B)/srpmbuild/SOURCES $(SOURCE_OUT)
+	set -e; v=$(call plan_value,SOURCE_PKG_VERSION); s=$(CURDIR)/$(B)/srpmbuild/SOURCES; \
+	mv $(B)/source-tree/kpgo $(B)/source-tree/kpgo-$$v; \
+	tar -C $(B)/source-tree -czf $$s/kpgo-$$v.tar.gz kpgo-$$v; \
+	mv $(B)/source-tree/kpgo-$$v $(B)/source-tree/kpgo; \
+	cp /usr/src/linux-source-$(call plan_value,SERIES).tar.xz $$s/; \
+	cp $(B)/source-tree/kpgo/debian/kpgo-config $$s/kpgo-config; \
+	if [ -f $(B)/source-tree/kpgo/debian/kpgo-profile.kpgo ]; then \
+	    cp $(B)/source-tree/kpgo/debian/kpgo-profile.kpgo $$s/; else : >$$s/kpgo-profile.kpgo; fi; \
+	sed -e 's|^%kpgo_plan_config_kind debian|%kpgo_plan_config_kind full|' $(B)/kpgo-plan.macros \
+	    >$$s/kpgo-plan.macros
+	rpmbuild -bs --define "_topdir $(CURDIR)/$(B)/srpmbuild" \
+		--define "kpgo_plan_file $(CURDIR)/$(B)/srpmbuild/SOURCES/kpgo-plan.macros" rpm/kernel-pgo.spec
+	mv $(B)/srpmbuild/SRPMS/*.src.rpm $(SOURCE_OUT)/
+	@ls -1 $(SOURCE_OUT)/*.src.rpm
+
 packages: deb rpm
 
 # The instrumented flavour alone (and the tool's packages), both formats.
@@ -311,7 +363,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: plan deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

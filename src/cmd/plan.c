@@ -56,6 +56,8 @@ static const char usage_text[] =
 	"                       flavour F (instr, pgo) instead: the kernel source,\n"
 	"                       config, release and profile they are built from\n"
 	"  --package NAME       the changelog's source name (default kpgo)\n"
+	"  --as-source          the entry of the generated source package: its name\n"
+	"                       and version (SOURCE_NAME, SOURCE_PKG_VERSION)\n"
 	"  --maintainer M       its trailer's maintainer (default $DEBFULLNAME\n"
 	"                       <$DEBEMAIL>, else kpgo developers)\n"
 	"  --date-epoch N       its date (default: the profile's window end for\n"
@@ -256,7 +258,7 @@ static int rfc2822(long long epoch, char *buf, size_t len)
 	return 0;
 }
 
-static int print_changelog(bool pgo, const struct kpgo_plan *p, const char *pkg,
+static int print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, const char *pkg,
 			   const char *maint, long long epoch, const struct kpgo_plan_input *in,
 			   const char *cfgname, const char *srcpkg, const struct kpgo_dpkg_package *dp,
 			   const char *sha, const struct kpgo_manifest *m)
@@ -268,7 +270,10 @@ static int print_changelog(bool pgo, const struct kpgo_plan *p, const char *pkg,
 		return error("--changelog pgo needs a profile (--profile or --store)");
 	if (rfc2822(epoch, date, sizeof(date)))
 		return error("bad --date-epoch %lld", epoch);
-	printf("%s (%s) unstable; urgency=medium\n\n", pkg, pgo ? p->deb_pgo : p->deb_instr);
+	if (as_source)
+		printf("%s (%s) unstable; urgency=medium\n\n", p->source_name, p->source_version);
+	else
+		printf("%s (%s) unstable; urgency=medium\n\n", pkg, pgo ? p->deb_pgo : p->deb_instr);
 	if (srcpkg)
 		strbuf_addf(&sb, "Linux %s from Debian's %s %s (source %s %s), ", p->kver, srcpkg,
 			    in->source_version, dp->source, dp->source_version);
@@ -304,7 +309,7 @@ int cmd_plan(int argc, char **argv)
 	enum {
 		OPT_SERIES = 256, OPT_SRC, OPT_SRCPKG, OPT_SRCVER, OPT_DPKG, OPT_CONFIG, OPT_FULL,
 		OPT_KCONFIG, OPT_DEBCONFIG, OPT_PROFILE, OPT_STORE, OPT_CC, OPT_SERIAL, OPT_FORMAT,
-		OPT_CHANGELOG, OPT_PACKAGE, OPT_MAINT, OPT_EPOCH, OPT_PSTORE,
+		OPT_CHANGELOG, OPT_PACKAGE, OPT_MAINT, OPT_EPOCH, OPT_PSTORE, OPT_AS_SOURCE,
 	};
 	static const struct option opts[] = {
 		{ "series", required_argument, NULL, OPT_SERIES },
@@ -324,6 +329,7 @@ int cmd_plan(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "changelog", required_argument, NULL, OPT_CHANGELOG },
 		{ "package", required_argument, NULL, OPT_PACKAGE },
+		{ "as-source", no_argument, NULL, OPT_AS_SOURCE },
 		{ "maintainer", required_argument, NULL, OPT_MAINT },
 		{ "date-epoch", required_argument, NULL, OPT_EPOCH },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -350,7 +356,7 @@ int cmd_plan(int argc, char **argv)
 	char sha[KPGO_SHA256_HEX] = "", stamp[15], ser[16], defpkg[48];
 	const struct kpgo_manifest *m = NULL;
 	unsigned long serial = 0;
-	bool have_pkg = false;
+	bool have_pkg = false, as_source = false;
 	int c, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -396,6 +402,7 @@ int cmd_plan(int argc, char **argv)
 			changelog = optarg;
 			break;
 		case OPT_PACKAGE: package = optarg; break;
+		case OPT_AS_SOURCE: as_source = true; break;
 		case OPT_MAINT: maint = optarg; break;
 		case OPT_EPOCH: epoch_arg = optarg; break;
 		case 'q': verbosity = 0; break;
@@ -562,6 +569,10 @@ int cmd_plan(int argc, char **argv)
 	if (changelog) {
 		bool pgo = !strcmp(changelog, "pgo");
 
+		if (pgo && !m) {
+			error("--changelog pgo needs a profile (--profile or --store)");
+			goto out;
+		}
 		if (epoch < 0 && pgo) {
 			struct tm tm = { 0 };
 			const char *we = kpgo_manifest_get(m, MF_WINDOW_END);
@@ -573,7 +584,7 @@ int cmd_plan(int argc, char **argv)
 			error("--changelog %s needs a date: --date-epoch or SOURCE_DATE_EPOCH", changelog);
 			goto out;
 		}
-		ret = print_changelog(pgo, &p, package, maint, epoch, &in, cn.name,
+		ret = print_changelog(pgo, as_source, &p, package, maint, epoch, &in, cn.name,
 				      have_pkg ? srcpkg : NULL, &dp, sha, m);
 		goto out;
 	}
