@@ -81,10 +81,24 @@ FUZZ_CC ?= clang
 # the profile e2e collected. check-tool is the quick part alone;
 # kernel-check the package tests on `make packages` (the default profile).
 check: check-tool
-	$(MAKE) instr-packages
-	$(MAKE) e2e
-	cp $(E2E_OUT)/packages/*.deb $(E2E_OUT)/packages/*.rpm $(PKGDIR)/
-	$(MAKE) kernel-tests KPGO_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
+	$(MAKE) test-signing-key
+	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
+	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0
+	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
+
+# A throwaway module signing key for the tests (as the kernel's own
+# certs/Makefile makes one): a farm gives its own as KPGO_SIGNING_KEY.
+TEST_SIGNING_KEY := $(CURDIR)/$(B)/test-signing-key.pem
+test-signing-key: $(TEST_SIGNING_KEY)
+$(TEST_SIGNING_KEY):
+	@mkdir -p $(dir $@)
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-subj "/O=kpgo tests/CN=kpgo throwaway module signing key" \
+		-addext "basicConstraints=critical,CA:FALSE" -addext "keyUsage=digitalSignature" \
+		-addext "subjectKeyIdentifier=hash" -addext "authorityKeyIdentifier=keyid" \
+		-newkey rsa:2048 -keyout $@.tmp -out $@.tmp 2>/dev/null
+	chmod 0600 $@.tmp
+	mv $@.tmp $@
 
 check-tool: fuzz-smoke unit cli
 
@@ -271,9 +285,10 @@ kernel-check: packages
 
 # The package tests alone, on what PKGDIR holds; KPGO_PROFILE: the profile
 # the optimized packages were built with (default: profiles-store's).
-kernel-tests:
+kernel-tests: $(B)/kpgo
+	$(B)/kpgo plan $(PLAN_ARGS) >$(B)/kernel-tests.plan
 	KPGO=$(CURDIR)/$(B)/kpgo PKGDIR=$(PKGDIR) KPGO_BUILDDIR=$(KPGO_BUILDDIR) \
-		$(if $(KPGO_PROFILE),KPGO_PROFILE=$(KPGO_PROFILE)) bats --tap tests/kernel/packages.bats
+		KPGO_PLAN=$(CURDIR)/$(B)/kernel-tests.plan bats --tap tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
 # tree, booted in QEMU with the training workload (tests/kernel/init-train),
@@ -301,7 +316,7 @@ default-profile: $(B)/kpgo $(KSRC)/Makefile
 E2E_OUT ?= $(CURDIR)/$(B)/e2e
 
 e2e: $(B)/kpgo workloads
-	E2E_OUT=$(E2E_OUT) E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
+	E2E_OUT=$(E2E_OUT) E2E_PKGDIR=$${E2E_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
 # --- kernel benchmark ------------------------------------------------------
@@ -363,7 +378,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

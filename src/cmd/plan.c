@@ -522,6 +522,11 @@ int cmd_plan(int argc, char **argv)
 			profile = defprof.buf;
 	}
 	if (profile) {
+		if (access(profile, R_OK)) {
+			error("cannot read profile '%s' for the optimized flavour: %s", profile,
+			      strerror(errno));
+			goto out;
+		}
 		if (kpgo_archive_open(&a, profile, &err)) {
 			error("%s", err.msg);
 			goto out;

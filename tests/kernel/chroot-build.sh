@@ -75,7 +75,7 @@ if [ ! -s "$base" ]; then
 	printf '%s: making the build chroot %s\n' "$prog" "$base" >&2
 	# apt-get build-dep reads the .dsc itself: only what it asks for is installed
 	# shellcheck disable=SC2016 # mmdebstrap's hooks expand $1 (the root)
-	mmdebstrap --mode=root --variant=buildd --architectures="$(dpkg --print-architecture)" \
+	mmdebstrap --mode=root --variant=buildd --format=tar --architectures="$(dpkg --print-architecture)" \
 		--setup-hook='mkdir -p "$1/srv/dsc"' \
 		--setup-hook="copy-in $dsc /srv/dsc" \
 		--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get -y -q --no-install-recommends -o 'APT::Build-Profiles=${profiles//,/ }' build-dep /srv/dsc/$(basename "$dsc")" \
