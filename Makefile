@@ -81,6 +81,7 @@ FUZZ_CC ?= clang
 # the profile e2e collected. check-tool is the quick part alone;
 # kernel-check the package tests on `make packages` (the default profile).
 check: check-tool
+	$(MAKE) kernel-configs
 	$(MAKE) test-signing-key
 	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
 	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0
@@ -283,6 +284,11 @@ instr-packages:
 kernel-check: packages
 	$(MAKE) kernel-tests
 
+# Every series and config wired (6.1 and 6.12; small and Debian's cloud
+# config; both flavours): configured, not built (a few minutes).
+kernel-configs: $(B)/kpgo
+	KPGO=$(CURDIR)/$(B)/kpgo bats --tap tests/kernel/configs.bats
+
 # The package tests alone, on what PKGDIR holds; KPGO_PROFILE: the profile
 # the optimized packages were built with (default: profiles-store's).
 kernel-tests: $(B)/kpgo
@@ -378,7 +384,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
