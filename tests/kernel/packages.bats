@@ -84,7 +84,8 @@ report_value() {
     run field "$img" Built-Using
     assert_output "$(plan BUILT_USING_SOURCE) (= $(plan BUILT_USING_VERSION))"
     # the changelog names the kernel source and the profile
-    dpkg-deb --fsys-tarfile "$img" | tar -xO "./usr/share/doc/linux-image-$REL_P/changelog.Debian.gz" |
+    # (native source: changelog.gz, not changelog.Debian.gz)
+    dpkg-deb --fsys-tarfile "$img" | tar -xO "./usr/share/doc/linux-image-$REL_P/changelog.gz" |
         gzip -dc >"$BATS_TEST_TMPDIR/changelog"
     run dpkg-parsechangelog -l "$BATS_TEST_TMPDIR/changelog" -SVersion
     assert_output "$VER_P"
