@@ -26,6 +26,7 @@ static const struct subcommand commands[] = {
 	{ "report", cmd_report, "how much of the profile an optimized build applied" },
 	{ "afdo", cmd_afdo, "convert a profile for Clang (LLVM sample profile)" },
 	{ "spool", cmd_spool, "on a machine: collect into the spool, upload, prune" },
+	{ "plan", cmd_plan, "what a kernel package build makes: releases, versions, profile" },
 };
 
 static void usage(FILE *f)

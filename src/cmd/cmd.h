@@ -28,6 +28,7 @@ int cmd_flags(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_spool(int argc, char **argv);
 int cmd_afdo(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #define DEFAULT_GCOV_DIR "/sys/kernel/debug/gcov"
 
