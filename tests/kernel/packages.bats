@@ -387,12 +387,15 @@ tree, rel = sys.argv[2], sys.argv[3]
 n, total = d["names"], d["totals"]
 named = n["functions_exact"] + n["functions_changed"]
 share = n["count_named"] / total["sum_all"]
-same = d["manifest"]["KERNEL_RELEASE"] == rel
 print("# %s: %d of %d functions named (%d changed), %.1f%% of the counts"
       % (tree, named, total["functions"], n["functions_changed"], 100 * share), file=sys.stderr)
 assert n["objects_no_gcno"] == 0, n
-# The same source as the profile's kernel: every function by its checksums.
-assert share >= (0.999 if same else 0.9), (share, same)
+# Of the same source and config as the profile's kernel, every function is
+# named by its checksums; a newer linux-source-6.1 than the profile's
+# leaves some changed or unnamed.
+assert share >= 0.9, share
+if d["manifest"]["KERNEL_RELEASE"] == rel:
+    assert n["functions_exact"] == total["functions"], n
 fns = d["hottest_functions"]
 for f in fns[:40]:
     if f["named"] != "exact":
@@ -417,7 +420,7 @@ PY
 
 @test "kpgo info names the profile's hottest kernel functions from the instrumented tree" {
     command -v gcov-dump >/dev/null || skip "no gcov-dump"
-    run check_names "$KSRC/pgo-instr"
+    run check_names "$KSRC/$TREE_I"
     assert_success
     echo "$output" | sed -n 's/^# /# /p' >&3
 }
@@ -425,11 +428,11 @@ PY
 @test "kpgo info names them from the instrumented headers package too" {
     command -v gcov-dump >/dev/null || skip "no gcov-dump"
     d=$BATS_TEST_TMPDIR/deb
-    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$KPKGVER")" "$d"
+    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$VER_I")" "$d"
     run check_names "$d/usr/src/linux-headers-$REL_I"
     assert_success
     # the same text as from the build tree, but for the file name
-    "$KPGO" info --objtree "$KSRC/pgo-instr" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/tree"
+    "$KPGO" info --objtree "$KSRC/$TREE_I" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/tree"
     "$KPGO" info --objtree "$d/usr/src/linux-headers-$REL_I" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/pkg"
     diff "$BATS_TEST_TMPDIR/tree" "$BATS_TEST_TMPDIR/pkg"
 }
@@ -438,7 +441,7 @@ PY
     def=$ROOT/profiles-store/6.1/small.kpgo
     held=$ROOT/tests/fixtures/kernel/small-heldout.kpgo
     for other in "$def" "$held"; do
-        run "$KPGO" diff --json --objtree "$KSRC/pgo-instr" "$PROFILE" "$other"
+        run "$KPGO" diff --json --objtree "$KSRC/$TREE_I" "$PROFILE" "$other"
         assert_success
         python3 -c '
 import json, sys
@@ -457,14 +460,14 @@ assert (s > 0.999999) == same, s
 @test "the HTML report of the profile, with the package's pgo-report, renders in chromium" {
     command -v chromium >/dev/null || skip "chromium is not installed (tests/install-deps.sh installs it)"
     d=$BATS_TEST_TMPDIR
-    dpkg-deb -x "$(deb "linux-image-$REL_P" "$KPKGVER")" "$d/img"
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$VER_P")" "$d/img"
     rep=$d/img/usr/share/doc/linux-image-$REL_P/pgo-report
-    run "$KPGO" info --objtree "$KSRC/pgo-instr" --html "$d/r.html" --pgo-report "$rep" "$PROFILE"
+    run "$KPGO" info --objtree "$KSRC/$TREE_I" --html "$d/r.html" --pgo-report "$rep" "$PROFILE"
     assert_success
     xmllint --noout "$d/r.html"
     grep -q '<span class="ok" id="verdict">ok: ' "$d/r.html"
     grep -q '<span class="ok" id="same-profile">this profile</span>' "$d/r.html"
-    hot=$("$KPGO" info --json --top 1 --objtree "$KSRC/pgo-instr" "$PROFILE" |
+    hot=$("$KPGO" info --json --top 1 --objtree "$KSRC/$TREE_I" "$PROFILE" |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["hottest_functions"][0]["name"])')
     timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
