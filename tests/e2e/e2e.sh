@@ -43,6 +43,9 @@
 #                   (tests/kernel/chroot-build.sh); `make srpm` and
 #                   `rpmbuild --rebuild` of the source RPM (E2E_SRPM=0: not;
 #                   E2E_SOURCE=0: `make deb rpm` in this tree instead)
+#                   and the collected profile's HTML report (kpgo info
+#                   --html, names from the instrumented headers package),
+#                   E2E_OUT/profile.html
 #   publish         v2's packages join the local repository
 #   upgrade         the guest on v1: `apt upgrade` installs v2 beside it (no
 #                   v1: the guest on the instrumented kernel installs v2)
@@ -533,7 +536,17 @@ build_v2() {
 	[ -n "$v2_img" ] || fail "no linux-image-*-pgo package in $v2dir"
 	rel_v2=$(dpkg-deb -f "$v2_img" Package | sed 's/^linux-image-//')
 	! $v1 || [ "$rel_v2" != "$rel_v1" ] || fail "v2 has v1's release $rel_v1: a new profile must make a new release"
-	ok "$rel_v2, $(dpkg-deb -f "$v2_img" Version): $(find "$v2dir" -name '*.deb' | wc -l) .deb, $(find "$v2dir" -name '*.rpm' | wc -l) .rpm in $v2dir"
+	# the profile as people read it: names from the instrumented headers
+	# package's .gcno files, and what v2's build applied
+	rm -rf "$out/headers-instr" "$out/v2-image"
+	dpkg-deb -x "$hdr" "$out/headers-instr" || fail "cannot unpack $hdr"
+	dpkg-deb -x "$v2_img" "$out/v2-image" || fail "cannot unpack $v2_img"
+	run "$kpgo" info --html "$out/profile.html" --objtree "$out/headers-instr/usr/src/linux-headers-$rel_i" \
+		--pgo-report "$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report" "$(cat "$out/profile.path")" ||
+		fail "kpgo info --html of the collected profile failed; see $log"
+	[ -s "$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report.html" ] ||
+		fail "v2's package has no pgo-report.html"
+	ok "$rel_v2, $(dpkg-deb -f "$v2_img" Version): $(find "$v2dir" -name '*.deb' | wc -l) .deb, $(find "$v2dir" -name '*.rpm' | wc -l) .rpm in $v2dir; the profile's report: $out/profile.html"
 }
 
 publish() {
