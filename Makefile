@@ -203,9 +203,9 @@ deb: plan
 	env $(KPGO_PKG_VARS) debian/rules debian/control
 	env $(KPGO_PKG_VARS) DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
 		dpkg-buildpackage -b -us -uc $(if $(DEB_ALL_PROFILES),-P$(DEB_ALL_PROFILES))
-	mv ../kpgo_$(VERSION)_*.deb ../kpgo-dbgsym_$(VERSION)_*.deb ../kpgo_$(VERSION)_*.changes \
-		../kpgo_$(VERSION)_*.buildinfo $(PKGDIR)/
-	-mv ../linux-image-*pgo*.deb ../linux-headers-*pgo*.deb $(PKGDIR)/ 2>/dev/null
+	@# what this build made (debian/files), not whatever else is in ../
+	cd .. && mv $$(awk '{ print $$1 }' $(CURDIR)/debian/files) \
+		kpgo_$(VERSION)_$$(dpkg --print-architecture).changes $(PKGDIR)/
 	@ls -1 $(PKGDIR)/*.deb
 
 rpm: plan
