@@ -85,7 +85,8 @@ check: check-tool
 	$(MAKE) test-signing-key
 	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
 	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0
-	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
+	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) \
+		KPGO_INSTR_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
 
 # A throwaway module signing key for the tests (as the kernel's own
 # certs/Makefile makes one): a farm gives its own as KPGO_SIGNING_KEY.
@@ -294,7 +295,9 @@ kernel-configs: $(B)/kpgo
 kernel-tests: $(B)/kpgo
 	$(B)/kpgo plan $(PLAN_ARGS) >$(B)/kernel-tests.plan
 	KPGO=$(CURDIR)/$(B)/kpgo PKGDIR=$(PKGDIR) KPGO_BUILDDIR=$(KPGO_BUILDDIR) \
-		KPGO_PLAN=$(CURDIR)/$(B)/kernel-tests.plan bats --tap tests/kernel/packages.bats
+		KPGO_PLAN=$(CURDIR)/$(B)/kernel-tests.plan \
+		$(if $(KPGO_INSTR_PROFILE),KPGO_INSTR_PROFILE=$(KPGO_INSTR_PROFILE)) \
+		bats --tap tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
 # tree, booted in QEMU with the training workload (tests/kernel/init-train),
