@@ -136,18 +136,8 @@ static int add_site(struct kpgo_afdo_cov_log *log, const struct kpgo_afdo_cov *c
 {
 	struct kpgo_afdo_site *s;
 
-	if (log->n == log->alloc) {
-		size_t na = log->alloc ? 2 * log->alloc : 256;
-		struct kpgo_afdo_site *ns;
-
-		if (na > SIZE_MAX / sizeof(*ns))
-			return -ENOMEM;
-		ns = realloc(log->sites, na * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		log->sites = ns;
-		log->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(log->sites, log->n + 1, log->alloc))
+		return -ENOMEM;
 	s = &log->sites[log->n];
 	memset(s, 0, sizeof(*s));
 	s->file = malloc(c->file_len + 1);

@@ -82,18 +82,8 @@ static bool line_ok(const char *s, uint32_t *v)
 
 static int add_def(struct kpgo_afdo_defs *d, const struct kpgo_afdo_def *def)
 {
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? 2 * d->alloc : 256;
-		struct kpgo_afdo_def *nd;
-
-		if (na > SIZE_MAX / sizeof(*nd))
-			return -ENOMEM;
-		nd = realloc(d->defs, na * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		d->defs = nd;
-		d->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(d->defs, d->n + 1, d->alloc))
+		return -ENOMEM;
 	d->defs[d->n++] = *def;
 	return 0;
 }

@@ -102,18 +102,8 @@ static int add_fn(struct parser *ps, const char *name, size_t len)
 {
 	struct text_fn *f;
 
-	if (ps->n_fns == ps->alloc) {
-		size_t na = ps->alloc ? 2 * ps->alloc : 256;
-		struct text_fn *nf;
-
-		if (na > SIZE_MAX / sizeof(*nf))
-			return -ENOMEM;
-		nf = realloc(ps->fns, na * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		ps->fns = nf;
-		ps->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(ps->fns, ps->n_fns + 1, ps->alloc))
+		return -ENOMEM;
 	f = &ps->fns[ps->n_fns];
 	f->name = malloc(len + 1);
 	if (!f->name)

@@ -188,18 +188,8 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, con
 
 static int def_add_line(struct afdo_def *d, uint32_t off, uint64_t count)
 {
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? 2 * d->alloc : 8;
-		struct afdo_line *nl;
-
-		if (na > SIZE_MAX / sizeof(*nl))
-			return -ENOMEM;
-		nl = realloc(d->lines, na * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		d->lines = nl;
-		d->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(d->lines, d->n + 1, d->alloc))
+		return -ENOMEM;
 	d->lines[d->n].off = off;
 	d->lines[d->n].count = count;
 	d->n++;

@@ -101,15 +101,8 @@ static int add_warning(struct kpgo_buildlog *log, enum kpgo_warn_kind kind, cons
 {
 	struct kpgo_warning *w;
 
-	if (log->n == log->alloc) {
-		size_t na = log->alloc ? log->alloc * 2 : 64;
-		struct kpgo_warning *nw = realloc(log->w, na * sizeof(*nw));
-
-		if (!nw)
-			return -ENOMEM;
-		log->w = nw;
-		log->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(log->w, log->n + 1, log->alloc))
+		return -ENOMEM;
 	w = &log->w[log->n];
 	w->kind = kind;
 	w->obj = dup_clean(obj, obj_len);

@@ -233,25 +233,13 @@ static int parse_value(struct parser *p, struct kpgo_json *out);
 /* Grows an ARRAY or OBJECT by one member; returns the new member, or NULL. */
 static struct kpgo_json *push(struct kpgo_json *j, size_t *alloc, char *key)
 {
-	if (j->n == *alloc) {
-		size_t na = *alloc ? 2 * *alloc : 4;
-		struct kpgo_json *nv;
+	size_t av = *alloc, ak = *alloc;
 
-		if (na > SIZE_MAX / sizeof(*nv))
-			return NULL;
-		nv = realloc(j->v, na * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		j->v = nv;
-		if (j->type == KPGO_JSON_OBJECT) {
-			char **nk = realloc(j->k, na * sizeof(*nk));
-
-			if (!nk)
-				return NULL;
-			j->k = nk;
-		}
-		*alloc = na;
-	}
+	/* The keys grow with the values, to the same capacity. */
+	if (KPGO_ALLOC_GROW(j->v, j->n + 1, av) ||
+	    (j->type == KPGO_JSON_OBJECT && KPGO_ALLOC_GROW(j->k, j->n + 1, ak)))
+		return NULL;
+	*alloc = av;
 	memset(&j->v[j->n], 0, sizeof(j->v[j->n]));
 	if (j->type == KPGO_JSON_OBJECT)
 		j->k[j->n] = key;

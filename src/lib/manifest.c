@@ -111,16 +111,9 @@ int kpgo_manifest_set(struct kpgo_manifest *m, const char *key, const char *valu
 		free(v);
 		return -E2BIG;
 	}
-	if (m->n == m->alloc) {
-		size_t na = m->alloc ? m->alloc * 2 : 32;
-		struct kpgo_manifest_entry *ne = realloc(m->e, na * sizeof(*ne));
-
-		if (!ne) {
-			free(v);
-			return -ENOMEM;
-		}
-		m->e = ne;
-		m->alloc = na;
+	if (KPGO_ALLOC_GROW(m->e, m->n + 1, m->alloc)) {
+		free(v);
+		return -ENOMEM;
 	}
 	k = strdup(key);
 	if (!k) {

@@ -84,15 +84,8 @@ int kpgo_report_load_profile(struct kpgo_report *r, const char *path, int objtre
 	while ((ret = kpgo_archive_next(a, &name, &g, err)) == 1) {
 		struct kpgo_report_object *o;
 
-		if (r->n_objs == r->alloc) {
-			size_t na = r->alloc ? r->alloc * 2 : 256;
-			struct kpgo_report_object *no = realloc(r->objs, na * sizeof(*no));
-
-			if (!no)
-				goto out_nomem;
-			r->objs = no;
-			r->alloc = na;
-		}
+		if (KPGO_ALLOC_GROW(r->objs, r->n_objs + 1, r->alloc))
+			goto out_nomem;
 		o = &r->objs[r->n_objs];
 		o->path = strdup(name);
 		if (!o->path)

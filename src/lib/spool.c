@@ -355,16 +355,9 @@ int kpgo_spool_list(struct kpgo_spool *sp, enum kpgo_spool_area area, struct kpg
 			l->strays++;
 			continue;
 		}
-		if (l->n == l->alloc) {
-			size_t na = l->alloc ? l->alloc * 2 : 32;
-			struct kpgo_spool_item *ni = realloc(l->items, na * sizeof(*ni));
-
-			if (!ni) {
-				r = kpgo_error_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			l->items = ni;
-			l->alloc = na;
+		if (KPGO_ALLOC_GROW(l->items, l->n + 1, l->alloc)) {
+			r = kpgo_error_set(err, -ENOMEM, "out of memory");
+			break;
 		}
 		it = &l->items[l->n++];
 		memset(it, 0, sizeof(*it));

@@ -358,19 +358,37 @@ void kpgo_format_time(int64_t t, char out[32])
 		snprintf(out, 32, "%lld", (long long)t);
 }
 
+int kpgo_alloc_grow(void *arrayp, size_t size, size_t nr, size_t *alloc)
+{
+	size_t n;
+	void *p;
+
+	if (nr <= *alloc)
+		return 0;
+	if (!size || nr > SIZE_MAX / size)
+		return -ENOMEM;
+	/* (alloc + 16) * 3 / 2, git's alloc_nr(); no more than fits */
+	n = *alloc < SIZE_MAX / 3 - 16 ? (*alloc + 16) * 3 / 2 : SIZE_MAX;
+	if (n > SIZE_MAX / size)
+		n = SIZE_MAX / size;
+	if (n < nr)
+		n = nr;
+	/* memcpy: @arrayp points at a pointer of any object type. */
+	memcpy(&p, arrayp, sizeof(p));
+	p = realloc(p, n * size);
+	if (!p)
+		return -ENOMEM;
+	memcpy(arrayp, &p, sizeof(p));
+	*alloc = n;
+	return 0;
+}
+
 int kpgo_strlist_add(struct kpgo_strlist *l, const char *s)
 {
 	char *d;
 
-	if (l->n == l->alloc) {
-		size_t na = l->alloc ? l->alloc * 2 : 16;
-		char **ni = realloc(l->items, na * sizeof(*ni));
-
-		if (!ni)
-			return -ENOMEM;
-		l->items = ni;
-		l->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(l->items, l->n + 1, l->alloc))
+		return -ENOMEM;
 	d = strdup(s);
 	if (!d)
 		return -ENOMEM;

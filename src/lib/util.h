@@ -92,6 +92,26 @@ bool kpgo_path_is_safe(const char *p);
  */
 int kpgo_mkdirs_at(int rootfd, const char *rel, bool create);
 
+/**
+ * KPGO_ALLOC_GROW() - make room for @nr items in the array @x
+ * @x: the array (NULL while @alloc is 0); reallocated when it is too small
+ * @nr: how many items it must hold
+ * @alloc: its capacity in items, updated with it
+ *
+ * git's ALLOC_GROW: the capacity grows by half again (and 16), at least to
+ * @nr, so that appending one item at a time costs amortized O(1):
+ *
+ *	if (KPGO_ALLOC_GROW(l->items, l->n + 1, l->alloc))
+ *		return -ENOMEM;
+ *	l->items[l->n++] = item;
+ *
+ * Returns 0, or -ENOMEM with @x and @alloc unchanged when memory runs out
+ * or the size in bytes would not fit a size_t.
+ */
+#define KPGO_ALLOC_GROW(x, nr, alloc) kpgo_alloc_grow(&(x), sizeof(*(x)), (nr), &(alloc))
+/* KPGO_ALLOC_GROW()'s work: @arrayp points at the array pointer. */
+int kpgo_alloc_grow(void *arrayp, size_t size, size_t nr, size_t *alloc);
+
 /* A list of strings that owns them. */
 struct kpgo_strlist {
 	size_t n;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * strbuf.h and util.h: the growable buffer's invariants, safe relative
- * paths, directories opened without following links, atomic writes,
+ * strbuf.h and util.h: the growable buffer's invariants, array growth,
+ * safe relative paths, directories opened without following links, atomic writes,
  * number parsing, errors.
  */
 #include <dirent.h>
@@ -91,6 +91,48 @@ static void test_strbuf(void)
 	strbuf_release(&a);
 	ok(a.buf == kpgo_strbuf_empty && a.len == 0 && a.alloc == 0, "release re-initialises");
 	ok(kpgo_strbuf_empty[0] == '\0', "the shared empty string was never written");
+}
+
+static void test_alloc_grow(void)
+{
+	struct pair {
+		uint64_t a, b;
+	} *v = NULL, *kept;
+	size_t n = 0, alloc = 0, i, before;
+	uint64_t *big = NULL;
+	size_t big_alloc = 0;
+	bool all = true;
+
+	is_int(KPGO_ALLOC_GROW(v, 0, alloc), 0, "room for nothing: nothing to do");
+	ok(v == NULL && alloc == 0, "  nothing allocated");
+	for (i = 0; i < 1000; i++) {
+		if (KPGO_ALLOC_GROW(v, n + 1, alloc)) {
+			all = false;
+			break;
+		}
+		v[n].a = i;
+		v[n++].b = 2 * i;
+	}
+	ok(all && n == 1000 && alloc >= 1000, "a thousand appends, one at a time");
+	for (i = 0, all = true; i < n; i++)
+		all &= v[i].a == i && v[i].b == 2 * i;
+	ok(all, "  every item kept across the reallocations");
+	ok(alloc < 2000, "  the capacity grows by half again, not without bound (%zu)", alloc);
+	before = alloc;
+	is_int(KPGO_ALLOC_GROW(v, n, alloc), 0, "room there already");
+	ok(alloc == before, "  the capacity is unchanged");
+	is_int(KPGO_ALLOC_GROW(v, 5000, alloc), 0, "a jump past the next step");
+	ok(alloc >= 5000, "  grows to at least what was asked (%zu)", alloc);
+
+	kept = v;
+	before = alloc;
+	is_int(KPGO_ALLOC_GROW(v, SIZE_MAX / sizeof(*v) + 1, alloc), -ENOMEM,
+	       "a size in bytes past SIZE_MAX is -ENOMEM, not a wrapped small one");
+	ok(v == kept && alloc == before, "  the array and its capacity are unchanged");
+	is_int(KPGO_ALLOC_GROW(big, SIZE_MAX / sizeof(*big), big_alloc), -ENOMEM,
+	       "an allocation that fails is -ENOMEM");
+	ok(big == NULL && big_alloc == 0, "  nothing changed");
+	free(v);
 }
 
 static void test_path_is_safe(void)
@@ -403,6 +445,7 @@ int main(void)
 {
 	umask(022);
 	test_strbuf();
+	test_alloc_grow();
 	test_path_is_safe();
 	test_object_path_ok();
 	test_mkdirs_at();
