@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "afdo.h"
+#include "json-writer.h"
 #include "cmd/cmd.h"
 
 static const char usage_text[] =
@@ -52,46 +53,39 @@ static void print_list(const char *title, const struct kpgo_strlist *l)
 		fprintf(stderr, "  %s\n", l->items[i]);
 }
 
-static void json_list(const char *key, const struct kpgo_strlist *l)
-{
-	size_t i;
-
-	printf(",\n  \"%s\": [", key);
-	for (i = 0; i < l->n; i++) {
-		fputs(i ? ", " : "", stdout);
-		json_str(stdout, l->items[i]);
-	}
-	printf("]");
-}
-
-static void print_json(const char *out, const char *defs, const struct kpgo_afdo_result *res)
+static int print_json(const char *out, const char *defs, const struct kpgo_afdo_result *res)
 {
 	const struct kpgo_afdo_stats *st = &res->st;
+	struct kpgo_json_writer w;
+	struct strbuf sb = STRBUF_INIT;
 
-	printf("{\n  \"output\": ");
-	json_str(stdout, out);
-	printf(",\n  \"defs\": ");
-	if (defs)
-		json_str(stdout, defs);
-	else
-		printf("null");
-	printf(",\n  \"profile_objects\": %zu,\n  \"objects\": %zu,\n  \"functions\": %zu,\n"
-	       "  \"lines\": %zu,\n  \"samples\": %" PRIu64 ",\n  \"unexecuted\": %zu,\n"
-	       "  \"ambiguous_names\": %zu,\n  \"ambiguous_definitions\": %zu,\n"
-	       "  \"ambiguous_samples\": %" PRIu64 ",\n  \"weak_names\": %zu,\n"
-	       "  \"weak_definitions\": %zu,\n  \"merged_definitions\": %zu,\n"
-	       "  \"merged_copies\": %zu,\n  \"unplaced_lines\": %zu,\n"
-	       "  \"unplaced_samples\": %" PRIu64 ",\n  \"far_lines\": %zu,\n"
-	       "  \"negative_counts\": %zu,\n  \"gcov_messages\": %zu",
-	       res->profile_objects, st->objects, st->functions, st->lines, st->samples,
-	       st->unexecuted, st->ambiguous_names, st->ambiguous_defs, st->ambiguous_samples,
-	       st->weak_names, st->weak_defs, st->merged_defs, st->merged_copies,
-	       st->unplaced_lines, st->unplaced_samples, st->far_lines, st->negative_counts,
-	       res->gcov_messages);
-	json_list("without_gcno", &res->no_gcno);
-	json_list("other_build", &res->other_build);
-	json_list("ambiguous", &res->ambiguous);
-	printf("\n}\n");
+	kpgo_jw_init(&w, &sb);
+	kpgo_jw_object_begin(&w, NULL);
+	kpgo_jw_string(&w, "output", out);
+	kpgo_jw_string(&w, "defs", defs);
+	kpgo_jw_u64(&w, "profile_objects", res->profile_objects);
+	kpgo_jw_u64(&w, "objects", st->objects);
+	kpgo_jw_u64(&w, "functions", st->functions);
+	kpgo_jw_u64(&w, "lines", st->lines);
+	kpgo_jw_u64(&w, "samples", st->samples);
+	kpgo_jw_u64(&w, "unexecuted", st->unexecuted);
+	kpgo_jw_u64(&w, "ambiguous_names", st->ambiguous_names);
+	kpgo_jw_u64(&w, "ambiguous_definitions", st->ambiguous_defs);
+	kpgo_jw_u64(&w, "ambiguous_samples", st->ambiguous_samples);
+	kpgo_jw_u64(&w, "weak_names", st->weak_names);
+	kpgo_jw_u64(&w, "weak_definitions", st->weak_defs);
+	kpgo_jw_u64(&w, "merged_definitions", st->merged_defs);
+	kpgo_jw_u64(&w, "merged_copies", st->merged_copies);
+	kpgo_jw_u64(&w, "unplaced_lines", st->unplaced_lines);
+	kpgo_jw_u64(&w, "unplaced_samples", st->unplaced_samples);
+	kpgo_jw_u64(&w, "far_lines", st->far_lines);
+	kpgo_jw_u64(&w, "negative_counts", st->negative_counts);
+	kpgo_jw_u64(&w, "gcov_messages", res->gcov_messages);
+	kpgo_jw_strlist(&w, "without_gcno", &res->no_gcno);
+	kpgo_jw_strlist(&w, "other_build", &res->other_build);
+	kpgo_jw_strlist(&w, "ambiguous", &res->ambiguous);
+	kpgo_jw_end(&w);
+	return print_json_doc(&w);
 }
 
 /* @part as a percentage of @whole, for the summary. */
@@ -171,8 +165,8 @@ int cmd_afdo(int argc, char **argv)
 	if (res.gcov_messages)
 		warning("gcov printed %zu message%s, the first: %s", res.gcov_messages,
 			res.gcov_messages == 1 ? "" : "s", res.gcov_first_message.buf);
-	if (json)
-		print_json(out, defs, &res);
+	if (json && print_json(out, defs, &res))
+		goto out;
 	all = kpgo_sat_add(kpgo_sat_add(st->samples, st->ambiguous_samples), st->unplaced_samples);
 	note(1, "kpgo afdo: wrote %zu functions (%zu lines) to '%s' from %zu of %zu objects; left out: "
 		"%zu names with several definitions (%zu functions, %.1f%% of the line counts), "

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "collect.h"
+#include "json-writer.h"
 #include "profile.h"
 #include "sha256.h"
 
@@ -81,10 +82,11 @@ int report_check_log(const char *log, size_t cc_lines, size_t long_lines);
 int report_write(const struct report_opts *o, const struct strbuf *text);
 /* After the JSON or the count lines: 0 when @ok, else 1 after one line. */
 int report_verdict(const struct report_opts *o, bool ok, const char *pct);
-/* The JSON members both modes print first ("mode" to "report"), and one more. */
-void report_json_head(const char *mode, const char *release, const char *profile,
-		      const char *sha, const char *output);
-void report_json_u64(const char *key, uint64_t v);
+/* Begins the JSON of both modes with its first members, "mode" to "report". */
+void report_json_head(struct kpgo_json_writer *w, const char *mode, const char *release,
+		      const char *profile, const char *sha, const char *output);
+/* Ends it with "min_applied" and "ok" and prints it; 1 after the error message. */
+int report_json_tail(struct kpgo_json_writer *w, unsigned min_applied, bool ok);
 
 /* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
 
@@ -156,6 +158,11 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 
 /* Writes @s as a JSON string literal, quotes included. */
 void json_str(FILE *f, const char *s);
+/*
+ * Finishes the document of @w and prints it on stdout, releasing its
+ * buffer; 1 after the error message.
+ */
+int print_json_doc(struct kpgo_json_writer *w);
 
 /* Running kernel facts for manifests; "" when unknown. */
 void kernel_release(char *buf, size_t len);

@@ -88,18 +88,23 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 
 void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	struct strbuf sb = STRBUF_INIT;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	if (kpgo_json_quote(&sb, s) == 0)
+		fwrite(sb.buf, 1, sb.len, f);
+	strbuf_release(&sb);
+}
+
+int print_json_doc(struct kpgo_json_writer *w)
+{
+	int r = kpgo_jw_finish(w);
+
+	if (!r)
+		fwrite(w->out->buf, 1, w->out->len, stdout);
+	strbuf_release(w->out);
+	if (r)
+		return error("cannot print the JSON: %s", strerror(-r));
+	return 0;
 }
 
 void kernel_release(char *buf, size_t len)

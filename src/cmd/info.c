@@ -7,6 +7,7 @@
 
 #include "profile-archive.h"
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "profile.h"
 #include "summary.h"
 
@@ -70,32 +71,45 @@ int cmd_info(int argc, char **argv)
 	m = kpgo_archive_manifest(a);
 	t = &s.totals;
 	if (json) {
-		printf("{\n  \"file\": ");
-		json_str(stdout, argv[optind]);
-		printf(",\n  \"manifest\": {");
-		for (i = 0; i < m->n; i++) {
-			printf("%s\n    ", i ? "," : "");
-			json_str(stdout, m->e[i].key);
-			printf(": ");
-			json_str(stdout, m->e[i].value);
-		}
-		printf("\n  },\n  \"totals\": {\"objects\": %" PRIu64 ", \"functions\": %" PRIu64
-		       ", \"counters\": %" PRIu64 ", \"sum_all\": %" PRIu64 ", \"max\": %" PRIu64
-		       "},\n  \"hottest_objects\": [",
-		       t->objects, t->functions, t->counters, t->sum_all, t->max);
+		struct kpgo_json_writer w;
+		char checksum[16];
+
+		kpgo_jw_init(&w, &text);
+		kpgo_jw_object_begin(&w, NULL);
+		kpgo_jw_string(&w, "file", argv[optind]);
+		kpgo_jw_object_begin(&w, "manifest");
+		for (i = 0; i < m->n; i++)
+			kpgo_jw_string(&w, m->e[i].key, m->e[i].value);
+		kpgo_jw_end(&w);
+		kpgo_jw_object_begin_inline(&w, "totals");
+		kpgo_jw_u64(&w, "objects", t->objects);
+		kpgo_jw_u64(&w, "functions", t->functions);
+		kpgo_jw_u64(&w, "counters", t->counters);
+		kpgo_jw_u64(&w, "sum_all", t->sum_all);
+		kpgo_jw_u64(&w, "max", t->max);
+		kpgo_jw_end(&w);
+		kpgo_jw_array_begin(&w, "hottest_objects");
 		for (i = 0; i < s.n_objs; i++) {
-			printf("%s\n    {\"object\": ", i ? "," : "");
-			json_str(stdout, s.objs[i].path);
-			printf(", \"count\": %" PRIu64 "}", s.objs[i].count);
+			kpgo_jw_object_begin_inline(&w, NULL);
+			kpgo_jw_string(&w, "object", s.objs[i].path);
+			kpgo_jw_u64(&w, "count", s.objs[i].count);
+			kpgo_jw_end(&w);
 		}
-		printf("\n  ],\n  \"hottest_functions\": [");
+		kpgo_jw_end(&w);
+		kpgo_jw_array_begin(&w, "hottest_functions");
 		for (i = 0; i < s.n_fns; i++) {
-			printf("%s\n    {\"object\": ", i ? "," : "");
-			json_str(stdout, s.fns[i].path);
-			printf(", \"ident\": %u, \"lineno_checksum\": \"0x%08x\", \"count\": %" PRIu64 "}",
-			       s.fns[i].ident, s.fns[i].lineno_checksum, s.fns[i].count);
+			snprintf(checksum, sizeof(checksum), "0x%08x", s.fns[i].lineno_checksum);
+			kpgo_jw_object_begin_inline(&w, NULL);
+			kpgo_jw_string(&w, "object", s.fns[i].path);
+			kpgo_jw_u64(&w, "ident", s.fns[i].ident);
+			kpgo_jw_string(&w, "lineno_checksum", checksum);
+			kpgo_jw_u64(&w, "count", s.fns[i].count);
+			kpgo_jw_end(&w);
 		}
-		printf("\n  ]\n}\n");
+		kpgo_jw_end(&w);
+		kpgo_jw_end(&w);
+		if (print_json_doc(&w))
+			goto out;
 	} else {
 		if (kpgo_summary_format(&s, argv[optind], m, &text)) {
 			error("out of memory");

@@ -7,70 +7,73 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "afdo-report.h"
 #include "sha256.h"
 
 /* With --defs: the table's lines, and every site it does not hold as the profile's. */
-static void print_json_defs(const struct kpgo_afdo_report *rep)
+/* With --defs: the table's lines, and every site it does not hold as the profile's. */
+static void json_defs(struct kpgo_json_writer *w, const struct kpgo_afdo_report *rep)
 {
 	const struct kpgo_afdo_report_counts *c = &rep->c;
-	bool first = true;
 	size_t i;
 
-	printf(",\n  \"defs\": ");
-	json_str(stdout, rep->defs_file);
-	report_json_u64("defs_profile", rep->defs.roles[KPGO_AFDO_ROLE_PROFILE]);
-	report_json_u64("defs_weak", rep->defs.roles[KPGO_AFDO_ROLE_WEAK]);
-	report_json_u64("defs_left_out", rep->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
-	report_json_u64("sites_weak", c->weak_sites);
-	report_json_u64("sites_outside", c->outside_sites);
-	printf(",\n  \"outside\": [");
+	kpgo_jw_string(w, "defs", rep->defs_file);
+	kpgo_jw_u64(w, "defs_profile", rep->defs.roles[KPGO_AFDO_ROLE_PROFILE]);
+	kpgo_jw_u64(w, "defs_weak", rep->defs.roles[KPGO_AFDO_ROLE_WEAK]);
+	kpgo_jw_u64(w, "defs_left_out", rep->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
+	kpgo_jw_u64(w, "sites_weak", c->weak_sites);
+	kpgo_jw_u64(w, "sites_outside", c->outside_sites);
+	kpgo_jw_array_begin(w, "outside");
 	for (i = 0; i < rep->log.n; i++) {
 		const struct kpgo_afdo_site *s = &rep->log.sites[i];
 
 		if (s->kind != KPGO_AFDO_SITE_OUTSIDE)
 			continue;
-		printf("%s{\"file\": ", first ? "" : ", ");
-		json_str(stdout, s->file);
-		printf(", \"line\": %" PRIu32 ", \"ordinal\": %" PRIu32 "}", s->line, s->ordinal);
-		first = false;
+		kpgo_jw_object_begin_inline(w, NULL);
+		kpgo_jw_string(w, "file", s->file);
+		kpgo_jw_u64(w, "line", s->line);
+		kpgo_jw_u64(w, "ordinal", s->ordinal);
+		kpgo_jw_end(w);
 	}
-	printf("]");
+	kpgo_jw_end(w);
 }
 
-static void print_json_clang(const struct kpgo_afdo_report *rep, const char *output)
+static int print_json_clang(const struct kpgo_afdo_report *rep, const char *output)
 {
 	const struct kpgo_afdo_report_counts *c = &rep->c;
+	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_json_writer w;
 
-	report_json_head("clang", rep->release, rep->profile, rep->profile_sha256, output);
-	report_json_u64("compiler_lines", rep->log.cc_lines);
-	report_json_u64("functions", rep->prof.functions);
-	report_json_u64("records", rep->prof.records);
-	report_json_u64("samples", rep->prof.samples);
-	report_json_u64("functions_total_zero", rep->prof.zero_total);
-	report_json_u64("coverage_records_warnings", rep->log.records_warnings);
-	report_json_u64("coverage_samples_warnings", rep->log.samples_warnings);
-	report_json_u64("coverage_repeats", rep->log.repeats);
-	report_json_u64("coverage_unpaired", rep->log.unpaired);
-	report_json_u64("coverage_malformed", rep->log.malformed);
-	report_json_u64("log_long_lines", rep->log.long_lines);
-	report_json_u64("sites", c->sites);
-	report_json_u64("functions_applied", c->applied);
-	printf(",\n  \"functions_applied_pct\": %s", c->pct_applied);
-	printf(",\n  \"functions_applied_capped\": %s", c->capped ? "true" : "false");
-	report_json_u64("functions_not_applied", c->not_applied);
-	report_json_u64("records_applied", c->records_applied);
-	report_json_u64("records_of_applied", c->records);
-	printf(",\n  \"records_applied_pct\": %s", c->pct_records);
-	printf(",\n  \"records_applied_of_all_pct\": %s", c->pct_records_all);
-	report_json_u64("samples_applied", c->samples_applied);
-	report_json_u64("samples_of_applied", c->samples);
-	printf(",\n  \"samples_applied_pct\": %s", c->pct_samples);
-	printf(",\n  \"samples_applied_of_all_pct\": %s", c->pct_samples_all);
+	kpgo_jw_init(&w, &sb);
+	report_json_head(&w, "clang", rep->release, rep->profile, rep->profile_sha256, output);
+	kpgo_jw_u64(&w, "compiler_lines", rep->log.cc_lines);
+	kpgo_jw_u64(&w, "functions", rep->prof.functions);
+	kpgo_jw_u64(&w, "records", rep->prof.records);
+	kpgo_jw_u64(&w, "samples", rep->prof.samples);
+	kpgo_jw_u64(&w, "functions_total_zero", rep->prof.zero_total);
+	kpgo_jw_u64(&w, "coverage_records_warnings", rep->log.records_warnings);
+	kpgo_jw_u64(&w, "coverage_samples_warnings", rep->log.samples_warnings);
+	kpgo_jw_u64(&w, "coverage_repeats", rep->log.repeats);
+	kpgo_jw_u64(&w, "coverage_unpaired", rep->log.unpaired);
+	kpgo_jw_u64(&w, "coverage_malformed", rep->log.malformed);
+	kpgo_jw_u64(&w, "log_long_lines", rep->log.long_lines);
+	kpgo_jw_u64(&w, "sites", c->sites);
+	kpgo_jw_u64(&w, "functions_applied", c->applied);
+	kpgo_jw_number(&w, "functions_applied_pct", c->pct_applied);
+	kpgo_jw_bool(&w, "functions_applied_capped", c->capped);
+	kpgo_jw_u64(&w, "functions_not_applied", c->not_applied);
+	kpgo_jw_u64(&w, "records_applied", c->records_applied);
+	kpgo_jw_u64(&w, "records_of_applied", c->records);
+	kpgo_jw_number(&w, "records_applied_pct", c->pct_records);
+	kpgo_jw_number(&w, "records_applied_of_all_pct", c->pct_records_all);
+	kpgo_jw_u64(&w, "samples_applied", c->samples_applied);
+	kpgo_jw_u64(&w, "samples_of_applied", c->samples);
+	kpgo_jw_number(&w, "samples_applied_pct", c->pct_samples);
+	kpgo_jw_number(&w, "samples_applied_of_all_pct", c->pct_samples_all);
 	if (rep->defs_file)
-		print_json_defs(rep);
-	printf(",\n  \"min_applied\": %u,\n  \"ok\": %s\n}\n", rep->min_applied,
-	       c->ok ? "true" : "false");
+		json_defs(&w, rep);
+	return report_json_tail(&w, rep->min_applied, c->ok);
 }
 
 int report_clang(const struct report_opts *o)
@@ -129,7 +132,8 @@ int report_clang(const struct report_opts *o)
 	if (report_write(o, &text))
 		goto out;
 	if (o->json) {
-		print_json_clang(&rep, o->output);
+		if (print_json_clang(&rep, o->output))
+			goto out;
 	} else if (verbosity > 0) {
 		strbuf_reset(&text);
 		if (!kpgo_afdo_report_format_counts(&rep, &text))

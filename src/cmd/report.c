@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "report.h"
 #include "sha256.h"
 
@@ -90,55 +91,55 @@ static int default_release(const char *objtree, struct strbuf *out)
 	return r;
 }
 
-void report_json_u64(const char *key, uint64_t v)
+void report_json_head(struct kpgo_json_writer *w, const char *mode, const char *release,
+		      const char *profile, const char *sha, const char *output)
 {
-	printf(",\n  \"%s\": %" PRIu64, key, v);
+	kpgo_jw_object_begin(w, NULL);
+	kpgo_jw_string(w, "mode", mode);
+	kpgo_jw_string(w, "kernel_release", release);
+	kpgo_jw_string(w, "profile", profile);
+	kpgo_jw_string(w, "profile_sha256", sha);
+	kpgo_jw_string(w, "report", output);
 }
 
-void report_json_head(const char *mode, const char *release, const char *profile,
-		      const char *sha, const char *output)
+int report_json_tail(struct kpgo_json_writer *w, unsigned min_applied, bool ok)
 {
-	printf("{\n  \"mode\": \"%s\",\n  \"kernel_release\": ", mode);
-	json_str(stdout, release);
-	printf(",\n  \"profile\": ");
-	json_str(stdout, profile);
-	printf(",\n  \"profile_sha256\": \"%s\",\n  \"report\": ", sha);
-	if (output)
-		json_str(stdout, output);
-	else
-		printf("null");
+	kpgo_jw_u64(w, "min_applied", min_applied);
+	kpgo_jw_bool(w, "ok", ok);
+	kpgo_jw_end(w);
+	return print_json_doc(w);
 }
 
-static void print_json(const struct kpgo_report *rep, const char *output)
+static int print_json(const struct kpgo_report *rep, const char *output)
 {
 	const struct kpgo_report_counts *c = &rep->c;
-	struct strbuf staged = STRBUF_INIT;
+	struct strbuf staged = STRBUF_INIT, sb = STRBUF_INIT;
+	struct kpgo_json_writer w;
 	uint64_t n;
 
-	report_json_head("gcc", rep->release, rep->profile, rep->profile_sha256, output);
-	report_json_u64("objects", c->objects);
-	printf(",\n  \"objects_staged\": ");
+	kpgo_jw_init(&w, &sb);
+	report_json_head(&w, "gcc", rep->release, rep->profile, rep->profile_sha256, output);
+	kpgo_jw_u64(&w, "objects", c->objects);
 	if (kpgo_report_staged(rep->stage_report, &staged) && !kpgo_parse_u64(staged.buf, &n))
-		printf("%" PRIu64, n);
+		kpgo_jw_u64(&w, "objects_staged", n);
 	else
-		printf("null");
-	report_json_u64("objects_applied", c->objects_applied);
-	printf(",\n  \"objects_applied_pct\": %s", c->pct_objects);
-	printf(",\n  \"objects_applied_weighted_pct\": %s", c->pct_weighted);
-	report_json_u64("functions", c->functions);
-	report_json_u64("functions_in_objects_not_compiled", c->functions_unbuilt);
-	report_json_u64("functions_dropped", c->dropped);
-	report_json_u64("functions_stale", c->stale);
-	report_json_u64("functions_applied_at_most", c->at_most);
-	printf(",\n  \"functions_applied_at_most_pct\": %s", c->pct_at_most);
-	report_json_u64("functions_applied", c->applied);
-	printf(",\n  \"functions_applied_pct\": %s", c->pct_applied);
-	report_json_u64("objects_without_profile", c->noobj);
-	report_json_u64("functions_without_profile", c->nofunc);
-	report_json_u64("other_warnings", c->other);
-	printf(",\n  \"min_applied\": %u,\n  \"ok\": %s\n}\n", rep->min_applied,
-	       c->ok ? "true" : "false");
+		kpgo_jw_null(&w, "objects_staged");
 	strbuf_release(&staged);
+	kpgo_jw_u64(&w, "objects_applied", c->objects_applied);
+	kpgo_jw_number(&w, "objects_applied_pct", c->pct_objects);
+	kpgo_jw_number(&w, "objects_applied_weighted_pct", c->pct_weighted);
+	kpgo_jw_u64(&w, "functions", c->functions);
+	kpgo_jw_u64(&w, "functions_in_objects_not_compiled", c->functions_unbuilt);
+	kpgo_jw_u64(&w, "functions_dropped", c->dropped);
+	kpgo_jw_u64(&w, "functions_stale", c->stale);
+	kpgo_jw_u64(&w, "functions_applied_at_most", c->at_most);
+	kpgo_jw_number(&w, "functions_applied_at_most_pct", c->pct_at_most);
+	kpgo_jw_u64(&w, "functions_applied", c->applied);
+	kpgo_jw_number(&w, "functions_applied_pct", c->pct_applied);
+	kpgo_jw_u64(&w, "objects_without_profile", c->noobj);
+	kpgo_jw_u64(&w, "functions_without_profile", c->nofunc);
+	kpgo_jw_u64(&w, "other_warnings", c->other);
+	return report_json_tail(&w, rep->min_applied, c->ok);
 }
 
 int report_head(const struct report_opts *o, const char *profile, struct strbuf *rel,
@@ -256,7 +257,8 @@ static int report_gcc(const struct report_opts *o)
 	if (report_write(o, &text))
 		goto out;
 	if (o->json) {
-		print_json(&rep, o->output);
+		if (print_json(&rep, o->output))
+			goto out;
 	} else if (verbosity > 0) {
 		strbuf_reset(&text);
 		if (!kpgo_report_format_counts(&rep, &text))

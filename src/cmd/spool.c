@@ -244,29 +244,31 @@ static int spool_prune_cmd(int argc, char **argv)
 	return ret;
 }
 
-static void list_item(const struct kpgo_spool_item *it, const char *area, bool json, bool *first)
+static void list_item(const struct kpgo_spool_item *it, const char *area,
+		      struct kpgo_json_writer *w)
 {
 	char last[32], mtime[32];
 
 	kpgo_format_time(it->last_try, last);
 	kpgo_format_time(it->mtime, mtime);
-	if (json) {
-		printf("%s\n    {\"area\": \"%s\", \"name\": ", *first ? "" : ",", area);
-		json_str(stdout, it->name);
-		printf(", \"size\": %" PRIu64 ", \"mtime\": \"%s\", \"failed_attempts\": %u", it->size,
-		       mtime, it->attempts);
+	if (w) {
+		kpgo_jw_object_begin_inline(w, NULL);
+		kpgo_jw_string(w, "area", area);
+		kpgo_jw_string(w, "name", it->name);
+		kpgo_jw_u64(w, "size", it->size);
+		kpgo_jw_string(w, "mtime", mtime);
+		kpgo_jw_u64(w, "failed_attempts", it->attempts);
 		if (it->attempts) {
-			printf(", \"last_try\": \"%s\", \"last_error\": ", last);
-			json_str(stdout, it->last_error);
+			kpgo_jw_string(w, "last_try", last);
+			kpgo_jw_string(w, "last_error", it->last_error);
 		}
-		printf("}");
+		kpgo_jw_end(w);
 	} else if (it->attempts) {
 		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, the last at %s: %s\n", area,
 		       it->name, it->size, it->attempts, last, it->last_error);
 	} else {
 		printf("%-7s  %s  %" PRIu64 " bytes\n", area, it->name, it->size);
 	}
-	*first = false;
 }
 
 static int spool_list_cmd(int argc, char **argv)
@@ -275,12 +277,14 @@ static int spool_list_cmd(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' }, SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 },
 	};
 	struct kpgo_spool_list waiting = { 0 }, sent = { 0 };
+	struct kpgo_json_writer jw, *w = NULL;
+	struct strbuf sb = STRBUF_INIT;
 	struct kpgo_spool_state st;
 	struct kpgo_config cfg;
 	char next[32];
 	struct kpgo_error err;
 	struct kpgo_spool sp;
-	bool json = false, first = true;
+	bool json = false;
 	int c, ret;
 	size_t i;
 
@@ -309,22 +313,31 @@ static int spool_list_cmd(int argc, char **argv)
 	kpgo_spool_state_read(&sp, &st);
 	kpgo_format_time(st.next_try, next);
 	if (json) {
-		printf("{\"upload\": {\"failed_runs\": %u", st.failures);
+		w = &jw;
+		kpgo_jw_init(w, &sb);
+		kpgo_jw_object_begin(w, NULL);
+		kpgo_jw_object_begin_inline(w, "upload");
+		kpgo_jw_u64(w, "failed_runs", st.failures);
 		if (st.failures) {
-			printf(", \"next_try\": \"%s\", \"last_error\": ", next);
-			json_str(stdout, st.last_error);
+			kpgo_jw_string(w, "next_try", next);
+			kpgo_jw_string(w, "last_error", st.last_error);
 		}
-		printf("},\n \"profiles\": [");
+		kpgo_jw_end(w);
+		kpgo_jw_array_begin(w, "profiles");
 	} else if (st.failures) {
 		printf("upload: %u failed runs in a row, next try %s: %s\n", st.failures, next,
 		       st.last_error);
 	}
 	for (i = 0; i < waiting.n; i++)
-		list_item(&waiting.items[i], "waiting", json, &first);
+		list_item(&waiting.items[i], "waiting", w);
 	for (i = 0; i < sent.n; i++)
-		list_item(&sent.items[i], "sent", json, &first);
-	if (json)
-		printf("%s]}\n", first ? "" : "\n ");
+		list_item(&sent.items[i], "sent", w);
+	if (w) {
+		kpgo_jw_end(w);
+		kpgo_jw_end(w);
+		if (print_json_doc(w))
+			goto out;
+	}
 	if (waiting.strays)
 		warning("%zu other files in '%s' are not profiles and are ignored", waiting.strays,
 			sp.dir);

@@ -41,16 +41,25 @@ static void print_list(FILE *f, const char *title, const struct kpgo_strlist *l,
 		fprintf(f, "  ... %zu more (see --report or -v)\n", l->n - max);
 }
 
-static void json_list(FILE *f, const char *key, const struct kpgo_strlist *l, bool last)
+static int print_json(const char *file, const struct kpgo_profile *p,
+		      const struct kpgo_stage_result *res)
 {
-	size_t i;
+	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_json_writer w;
 
-	fprintf(f, "  \"%s\": [", key);
-	for (i = 0; i < l->n; i++) {
-		fputs(i ? ", " : "", f);
-		json_str(f, l->items[i]);
-	}
-	fprintf(f, "]%s\n", last ? "" : ",");
+	kpgo_jw_init(&w, &sb);
+	kpgo_jw_object_begin(&w, NULL);
+	kpgo_jw_string(&w, "profile", file);
+	kpgo_jw_string(&w, "payload_sha256", kpgo_manifest_get(&p->manifest, MF_PAYLOAD));
+	kpgo_jw_u64(&w, "staged", res->staged);
+	kpgo_jw_u64(&w, "runs", res->runs);
+	kpgo_jw_u64(&w, "sum_max", res->sum_max);
+	kpgo_jw_u64(&w, "scale", res->scale);
+	kpgo_jw_strlist(&w, "missing_from_tree", &res->missing);
+	kpgo_jw_strlist(&w, "tree_without_profile", &res->unprofiled);
+	kpgo_jw_strlist(&w, "removed_stale", &res->removed);
+	kpgo_jw_end(&w);
+	return print_json_doc(&w);
 }
 
 int cmd_stage(int argc, char **argv)
@@ -120,16 +129,10 @@ int cmd_stage(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		printf("{\n  \"profile\": ");
-		json_str(stdout, file);
-		printf(",\n  \"payload_sha256\": \"%s\",\n  \"staged\": %zu,\n  \"runs\": %u,\n"
-		       "  \"sum_max\": %u,\n  \"scale\": %" PRIu64 ",\n",
-		       kpgo_manifest_get(&p.manifest, MF_PAYLOAD), res.staged, res.runs, res.sum_max,
-		       res.scale);
-		json_list(stdout, "missing_from_tree", &res.missing, false);
-		json_list(stdout, "tree_without_profile", &res.unprofiled, false);
-		json_list(stdout, "removed_stale", &res.removed, true);
-		printf("}\n");
+		if (print_json(file, &p, &res)) {
+			kpgo_stage_result_release(&res);
+			goto out;
+		}
 	} else if (verbosity > 0) {
 		size_t max = verbosity > 1 ? SIZE_MAX : 10;
 
