@@ -57,7 +57,7 @@ static int print_json_clang(const struct kpgo_afdo_report *rep, const char *outp
 	kpgo_jw_u64(&w, "coverage_repeats", rep->log.repeats);
 	kpgo_jw_u64(&w, "coverage_unpaired", rep->log.unpaired);
 	kpgo_jw_u64(&w, "coverage_malformed", rep->log.malformed);
-	kpgo_jw_u64(&w, "log_long_lines", rep->log.long_lines);
+	kpgo_jw_u64(&w, "log_long_lines", rep->log.in.long_lines);
 	kpgo_jw_u64(&w, "sites", c->sites);
 	kpgo_jw_u64(&w, "functions_applied", c->applied);
 	kpgo_jw_number(&w, "functions_applied_pct", c->pct_applied);
@@ -117,7 +117,7 @@ int report_clang(const struct report_opts *o)
 		error("cannot read '%s': %s", o->log, err.msg);
 		goto out;
 	}
-	if (report_check_log(o->log, rep.log.cc_lines, rep.log.long_lines))
+	if (report_check_log(o->log, rep.log.cc_lines, rep.log.in.long_lines))
 		goto out;
 	if (rep.log.malformed)
 		warning("%zu lines of '%s' that look like clang's coverage warnings are malformed "

@@ -234,7 +234,7 @@ static int report_gcc(const struct report_opts *o)
 		error("cannot read '%s': %s", o->log, err.msg);
 		goto out;
 	}
-	if (report_check_log(o->log, rep.log.cc_lines, rep.log.long_lines))
+	if (report_check_log(o->log, rep.log.cc_lines, rep.log.in.long_lines))
 		goto out;
 	if (o->stage) {
 		r = kpgo_read_file(o->stage, &stage_text, 16 << 20);

@@ -233,9 +233,9 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 	if (log->malformed)
 		ret |= strbuf_addf(out, " (the first on line %zu of the log)", log->first_malformed);
 	ret |= strbuf_addch(out, '\n');
-	if (log->long_lines)
+	if (log->in.long_lines)
 		ret |= strbuf_addf(out, "log lines longer than %d bytes, skipped unread: %zu\n",
-				   KPGO_BUILDLOG_LINE_MAX, log->long_lines);
+				   KPGO_BUILDLOG_LINE_MAX, log->in.long_lines);
 	ret |= strbuf_addf(out, "min applied: %u%%\n", r->min_applied);
 	if (c->ok)
 		ret |= strbuf_addf(out,

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lines.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -247,9 +248,9 @@ struct kpgo_afdo_site {
  *	a samples warning joined to the records warning it follows (the last
  *	coverage warning before it, same FILE:LINE); after it one per
  *	(FILE, LINE, ordinal), the one with the most records applied, sorted
- * @lines: lines read
+ * @in: the lines: @in.lines read, @in.long_lines longer than
+ *	%KPGO_BUILDLOG_LINE_MAX and skipped unread
  * @cc_lines: compiler lines ("  CC" and "  CC [M]")
- * @long_lines: lines longer than %KPGO_BUILDLOG_LINE_MAX, skipped unread
  * @records_warnings, @samples_warnings: coverage warnings read
  * @malformed: lines that start like a coverage warning but are not one,
  *	skipped; @first_malformed the line number of the first
@@ -261,9 +262,8 @@ struct kpgo_afdo_cov_log {
 	size_t n;
 	size_t alloc;
 	struct kpgo_afdo_site *sites;
-	size_t lines;
+	struct kpgo_lines in;
 	size_t cc_lines;
-	size_t long_lines;
 	size_t records_warnings;
 	size_t samples_warnings;
 	size_t malformed;
@@ -271,9 +271,7 @@ struct kpgo_afdo_cov_log {
 	size_t unpaired;
 	size_t repeats;
 	/* parser state */
-	struct strbuf line;
 	struct strbuf file;
-	bool overlong;
 	size_t pending;
 };
 

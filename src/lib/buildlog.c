@@ -8,6 +8,8 @@
 
 #define WARN_SEP ": warning: "
 
+static int parse_line(void *ctx, char *s, size_t len);
+
 int kpgo_buildlog_init(struct kpgo_buildlog *log, const char *const *objtrees, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -15,7 +17,7 @@ int kpgo_buildlog_init(struct kpgo_buildlog *log, const char *const *objtrees, s
 	int r = 0;
 
 	memset(log, 0, sizeof(*log));
-	strbuf_init(&log->line);
+	kpgo_lines_init(&log->in, KPGO_BUILDLOG_LINE_MAX, parse_line, log);
 	strbuf_init(&log->obj);
 	for (i = 0; !r && i < n; i++) {
 		size_t len = strlen(objtrees[i]);
@@ -47,10 +49,10 @@ void kpgo_buildlog_release(struct kpgo_buildlog *log)
 	}
 	free(log->w);
 	kpgo_strlist_clear(&log->prefixes);
-	strbuf_release(&log->line);
+	kpgo_lines_release(&log->in);
 	strbuf_release(&log->obj);
 	memset(log, 0, sizeof(*log));
-	strbuf_init(&log->line);
+	kpgo_lines_init(&log->in, KPGO_BUILDLOG_LINE_MAX, parse_line, log);
 	strbuf_init(&log->obj);
 }
 
@@ -179,8 +181,9 @@ static void noobj_object(const struct kpgo_buildlog *log, const char *msg, size_
 	*gcda = ends_with(*obj, *obj_len, ".gcda");
 }
 
-static int parse_line(struct kpgo_buildlog *log, char *s, size_t len)
+static int parse_line(void *ctx, char *s, size_t len)
 {
+	struct kpgo_buildlog *log = ctx;
 	static const char *const suffixes[] = { " [-Wcoverage-mismatch]", " [-Wmissing-profile]" };
 	const char *where, *msg, *sep, *fn = "-", *obj;
 	size_t where_len, msg_len, fn_len = 1, obj_len, i, q;
@@ -264,45 +267,10 @@ static int parse_line(struct kpgo_buildlog *log, char *s, size_t len)
 	return r;
 }
 
-static int end_line(struct kpgo_buildlog *log)
-{
-	int r = 0;
-
-	log->lines++;
-	if (log->overlong)
-		log->long_lines++;
-	else
-		r = parse_line(log, log->line.buf, log->line.len);
-	log->overlong = false;
-	strbuf_reset(&log->line);
-	return r;
-}
-
 int kpgo_buildlog_feed(struct kpgo_buildlog *log, const void *data, size_t len,
 		       struct kpgo_error *err)
 {
-	const char *p = data, *end = p + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (memchr(p, '\0', n))
-			return kpgo_error_set(err, -EBADMSG, "NUL byte on line %zu: not a text file",
-					      log->lines + 1);
-		if (!log->overlong && log->line.len + n > KPGO_BUILDLOG_LINE_MAX) {
-			log->overlong = true;
-			strbuf_reset(&log->line);
-		}
-		if (!log->overlong && strbuf_add(&log->line, p, n))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		if (!nl)
-			break;
-		if (end_line(log))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		p = nl + 1;
-	}
-	return 0;
+	return kpgo_lines_feed(&log->in, data, len, err);
 }
 
 static int cmp_warning(const void *a, const void *b)
@@ -318,12 +286,11 @@ static int cmp_warning(const void *a, const void *b)
 	return strcmp(x->msg, y->msg);
 }
 
-int kpgo_buildlog_finish(struct kpgo_buildlog *log, struct kpgo_error *err)
+/* Sorts the warnings and removes repeats. */
+static int sort_warnings(struct kpgo_buildlog *log)
 {
 	size_t i, o;
 
-	if ((log->line.len || log->overlong) && end_line(log))
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	if (log->n > 1)
 		qsort(log->w, log->n, sizeof(*log->w), cmp_warning);
 	for (i = 0, o = 0; i < log->n; i++) {
@@ -340,37 +307,18 @@ int kpgo_buildlog_finish(struct kpgo_buildlog *log, struct kpgo_error *err)
 	return 0;
 }
 
+int kpgo_buildlog_finish(struct kpgo_buildlog *log, struct kpgo_error *err)
+{
+	int r = kpgo_lines_finish(&log->in, err);
+
+	return r ? r : sort_warnings(log);
+}
+
 int kpgo_buildlog_read(struct kpgo_buildlog *log, const char *path, struct kpgo_error *err)
 {
-	char *buf;
-	int fd, r = 0;
+	int r = kpgo_lines_read_file(&log->in, path, err);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "%s", strerror(errno));
-	buf = malloc(65536);
-	if (!buf) {
-		close(fd);
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, 65536);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = kpgo_error_set(err, -errno, "%s", strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		r = kpgo_buildlog_feed(log, buf, (size_t)n, err);
-		if (r)
-			break;
-	}
-	free(buf);
-	close(fd);
-	return r ? r : kpgo_buildlog_finish(log, err);
+	return r ? r : sort_warnings(log);
 }
 
 static int cmp_obj_fn(const void *a, const void *b)

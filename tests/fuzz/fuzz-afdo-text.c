@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rb = parse_log(data, size, size ? data[0] % (size + 1) : 0, &b);
 	check(r == rb && (!r || r == -EBADMSG));
 	if (!r) {
-		check(a.n == b.n && a.lines == b.lines && a.cc_lines == b.cc_lines &&
+		check(a.n == b.n && a.in.lines == b.in.lines && a.cc_lines == b.cc_lines &&
 		      a.malformed == b.malformed && a.repeats == b.repeats);
 		check(a.n + a.repeats <= a.records_warnings + a.samples_warnings);
 		for (i = 0; i < a.n; i++) {

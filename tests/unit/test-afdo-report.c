@@ -293,7 +293,7 @@ static void test_log(void)
 
 	is_int(parse(&log, sample, sizeof(sample) - 1, sizeof(sample)), 0, "the sample parses");
 	is_int(log.cc_lines, 3, "three compiler lines (not HOSTCC), one with CR LF");
-	is_int(log.lines, 22, "every line counted, the last without a newline too");
+	is_int(log.in.lines, 22, "every line counted, the last without a newline too");
 	is_int(log.records_warnings, 7, "seven records warnings");
 	is_int(log.samples_warnings, 6, "six samples warnings (not lld's)");
 	is_int(log.malformed, 1, "one malformed (N > M)");
@@ -338,7 +338,7 @@ static void test_log_hostile(void)
 		strbuf_addch(&text, '9');
 	strbuf_addstr(&text, "%) were applied\n" REC("x.c", 2, 1, 2));
 	is_int(parse(&log, text.buf, text.len, 4096), 0, "a 192 KiB line does not stop it");
-	is_int(log.long_lines, 1, "it is counted as skipped");
+	is_int(log.in.long_lines, 1, "it is counted as skipped");
 	is_int(log.malformed, 0, "  not as malformed (unread)");
 	ok(log.n == 1 && log.sites[0].line == 2, "the warning after it is read");
 	kpgo_afdo_cov_log_release(&log);
@@ -368,7 +368,7 @@ static void test_log_hostile(void)
 
 	/* Empty, and without any compiler line. */
 	is_int(parse(&log, "", 0, 1), 0, "an empty log parses");
-	ok(log.n == 0 && log.cc_lines == 0 && log.lines == 0, "  to nothing");
+	ok(log.n == 0 && log.cc_lines == 0 && log.in.lines == 0, "  to nothing");
 	kpgo_afdo_cov_log_release(&log);
 	strbuf_release(&text);
 }

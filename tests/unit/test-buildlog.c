@@ -89,7 +89,7 @@ static void test_kinds(void)
 
 	is_int(parse(&log, sample, sizeof(sample) - 1, sizeof(sample)), 0, "the sample parses");
 	is_int(log.cc_lines, 3, "three compiler lines (not HOSTCC)");
-	is_int(log.lines, 19, "every line counted, the last without a newline too");
+	is_int(log.in.lines, 19, "every line counted, the last without a newline too");
 	is_int(count(&log, KPGO_WARN_DROPPED), 2, "dropped: copy_process, kernel_clone");
 	is_int(count(&log, KPGO_WARN_LINES), 1, "stale: dup_mm once; copy_process is dropped");
 	is_int(count(&log, KPGO_WARN_NOFUNC), 2, "no profile: new_fn once (both quote styles), probe");
@@ -134,7 +134,7 @@ static void test_hostile(void)
 	strbuf_addstr(&text, "m.c:1:1: warning: profile for function 'f' not found in profile data "
 			     "[-Wmissing-profile]\n");
 	is_int(parse(&log, text.buf, text.len, 4096), 0, "a 192 KiB line does not stop it");
-	is_int(log.long_lines, 1, "it is counted as skipped");
+	is_int(log.in.long_lines, 1, "it is counted as skipped");
 	ok(kpgo_buildlog_has(&log, KPGO_WARN_NOFUNC, "mm/memory.o", "f"),
 	   "the warning after it has its object");
 	is_int(count(&log, KPGO_WARN_OTHER), 0, "the long line is no warning");
