@@ -170,8 +170,6 @@ void machine_arch(char *buf, size_t len);
 /* Hex GNU build id from an ELF notes file such as /sys/kernel/notes. */
 int read_build_id(const char *notes_path, char *buf, size_t len);
 
-/* Runs @argv (no shell); its exit status, or a negative errno. */
-int run_argv(char *const argv[], bool quiet);
 /*
  * The gcov version stamp the compiler @cc writes ("gcc", "ccache gcc-12"):
  * compiles an empty file with coverage and reads its .gcno header, so the

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -9,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "cmd/cmd.h"
+#include "run.h"
 #include "util.h"
 
 int verbosity = 1;
@@ -168,37 +168,12 @@ out:
 	return r;
 }
 
-int run_argv(char *const argv[], bool quiet)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			if (fd >= 0) {
-				dup2(fd, 1);
-				dup2(fd, 2);
-			}
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 int compiler_gcov_version(const char *cc, uint32_t *stamp)
 {
 	char dir[] = "/tmp/kpgo-cc.XXXXXX", obj[64], notes[64], src[64];
 	char *argv[32], *copy, *p;
+	struct kpgo_run run = KPGO_RUN_INIT;
+	struct kpgo_run_result res;
 	struct strbuf sb = STRBUF_INIT;
 	int argc = 0, r;
 
@@ -233,8 +208,13 @@ int compiler_gcov_version(const char *cc, uint32_t *stamp)
 	argv[argc++] = (char *)"-o";
 	argv[argc++] = obj;
 	argv[argc] = NULL;
-	r = run_argv(argv, true);
-	if (r > 0)
+	run.argv = argv;
+	run.out = KPGO_RUN_DEVNULL;
+	run.err = KPGO_RUN_DEVNULL;
+	r = kpgo_run(&run, &res);
+	if (!r && res.exec_errno)
+		r = -res.exec_errno;
+	else if (!r && res.status)
 		r = -ENOEXEC;
 	if (!r)
 		r = kpgo_read_file(notes, &sb, 1 << 20);

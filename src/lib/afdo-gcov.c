@@ -8,18 +8,17 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "afdo.h"
 #include "gcda.h"
 #include "profile-archive.h"
 #include "profile.h"
+#include "run.h"
 
 #define GCNO_MAGIC 0x67636e6fu /* "gcno" */
 #define AFDO_BATCH_DEFAULT 64
@@ -49,7 +48,7 @@ void kpgo_afdo_result_release(struct kpgo_afdo_result *r)
 }
 
 struct gcov_run {
-	int status;		/* exit status; 128+N for signal N; 127: could not run */
+	struct kpgo_run_result res;
 	struct strbuf out;	/* standard output */
 	struct strbuf errs;	/* standard error */
 };
@@ -62,55 +61,23 @@ struct gcov_run {
 static int run_gcov(char *const argv[], int dirfd, int errdirfd, const char *errname, size_t max,
 		    struct gcov_run *run)
 {
-	int pipefd[2], errfd, status, r;
-	pid_t pid;
+	struct kpgo_run o = KPGO_RUN_INIT;
+	int errfd, r;
 
 	errfd = openat(errdirfd, errname, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (errfd < 0)
 		return -errno;
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		r = -errno;
-		close(errfd);
-		return r;
-	}
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		close(errfd);
-		return r;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(errfd, 2) < 0 ||
-		    fchdir(dirfd) < 0)
-			_exit(126);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	r = kpgo_read_fd(pipefd[0], &run->out, max);
-	close(pipefd[0]);
-	if (r)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			if (!r)
-				r = -errno;
-			break;
-		}
-	}
-	if (!r) {
-		if (WIFEXITED(status))
-			run->status = WEXITSTATUS(status);
-		else
-			run->status = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-		if (lseek(errfd, 0, SEEK_SET) == 0)
-			kpgo_read_fd(errfd, &run->errs, GCOV_STDERR_MAX);
-	}
+	o.argv = argv;
+	o.dirfd = dirfd;
+	o.in = KPGO_RUN_DEVNULL;
+	o.out = KPGO_RUN_CAPTURE;
+	o.out_buf = &run->out;
+	o.out_max = max;
+	o.err = KPGO_RUN_FD;
+	o.err_fd = errfd;
+	r = kpgo_run(&o, &run->res);
+	if (!r && lseek(errfd, 0, SEEK_SET) == 0)
+		kpgo_read_fd(errfd, &run->errs, GCOV_STDERR_MAX);
 	close(errfd);
 	return r;
 }
@@ -138,7 +105,7 @@ static size_t count_lines(const struct strbuf *sb)
 static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struct kpgo_error *err)
 {
 	char *argv[] = { (char *)gcov, (char *)"--version", NULL };
-	struct gcov_run run = { 0, STRBUF_INIT, STRBUF_INIT };
+	struct gcov_run run = { .out = STRBUF_INIT, .errs = STRBUF_INIT };
 	char line[320], vs[5];
 	const char *v;
 	int r;
@@ -149,7 +116,7 @@ static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struc
 		r = kpgo_error_set(err, r, "cannot run '%s': %s", gcov, strerror(-r));
 		goto out;
 	}
-	if (run.status == 127 || run.status == 126) {
+	if (run.res.exec_errno) {
 		r = kpgo_error_set(err, -ENOENT, "cannot run '%s': not found or not executable",
 				   gcov);
 		goto out;
@@ -157,13 +124,13 @@ static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struc
 	first_line(&run.out, line, sizeof(line));
 	v = strrchr(line, ' ');
 	v = v ? v + 1 : line;
-	if (run.status != 0 || !kpgo_afdo_version_matches(v, stamp)) {
+	if (run.res.status != 0 || !kpgo_afdo_version_matches(v, stamp)) {
 		struct kpgo_gcc_version gv = { 0 };
 
 		kpgo_gcc_version_decode(stamp, &gv);
 		r = kpgo_error_set(err, -EPROTO,
 				   "'%s' is gcov of GCC %s, but the profile is of gcov version '%s' (GCC %u.%u): use that GCC's gcov",
-				   gcov, run.status || !*v ? "(unknown)" : v, vs, gv.major, gv.minor);
+				   gcov, run.res.status || !*v ? "(unknown)" : v, vs, gv.major, gv.minor);
 		goto out;
 	}
 	r = 0;
@@ -370,7 +337,7 @@ static enum kpgo_elf_binding object_binding(void *ctx, const char *object, const
 /* One gcov run over pending objects [@from, @to), its documents added to @a. */
 static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size_t to)
 {
-	struct gcov_run run = { 0, STRBUF_INIT, STRBUF_INIT };
+	struct gcov_run run = { .out = STRBUF_INIT, .errs = STRBUF_INIT };
 	size_t i, pos = 0, nargs = to - from + 5;
 	char **argv, msg[320];
 	int r;
@@ -396,13 +363,13 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 		goto out;
 	}
 	first_line(&run.errs, msg, sizeof(msg));
-	if (run.status) {
-		if (run.status > 128)
+	if (run.res.status) {
+		if (run.res.status > 128)
 			r = kpgo_error_set(c->err, -EIO, "'%s' was killed by signal %d%s%s",
-					   c->gcov, run.status - 128, *msg ? ": " : "", msg);
+					   c->gcov, run.res.status - 128, *msg ? ": " : "", msg);
 		else
 			r = kpgo_error_set(c->err, -EIO, "'%s' failed with status %d%s%s",
-					   c->gcov, run.status, *msg ? ": " : "",
+					   c->gcov, run.res.status, *msg ? ": " : "",
 					   *msg ? msg : "(no message)");
 		goto out;
 	}
