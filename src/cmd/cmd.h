@@ -29,24 +29,6 @@ int cmd_report(int argc, char **argv);
 int cmd_spool(int argc, char **argv);
 int cmd_afdo(int argc, char **argv);
 
-#define DEFAULT_GCOV_DIR "/sys/kernel/debug/gcov"
-
-/**
- * struct collect_request - what collect_profile() reads and how it names it
- * @gcov_dir: laid out like /sys/kernel/debug/gcov
- * @build_root, @release, @build_id: NULL to find them (the last two from the
- *	running kernel when @live)
- * @live: @gcov_dir is the running kernel's
- */
-struct collect_request {
-	const char *gcov_dir;
-	const char *workload;
-	const char *build_root;
-	const char *release;
-	const char *build_id;
-	bool live;
-};
-
 /* kpgo store --store DIR (NULL when not given) */
 extern const char *store_dir_opt;
 int store_ingest(int argc, char **argv);
@@ -108,29 +90,15 @@ int spool_load_config(struct kpgo_config *c);
 const char *spool_dir(const struct kpgo_config *c);
 /* Retention under the upload lock (skipped when held, unless @wait); prints what goes. */
 int spool_prune(struct kpgo_spool *sp, const struct kpgo_config *c, bool wait);
-/*
- * Is there gcov data below @debugfs? 1 yes, 0 no (why in @why), <0 error.
- * With @may_mount, mounts debugfs there when it is not, and sets *@mounted
- * when the caller must unmount it (only when the data is there).
- */
-int gcov_probe(const char *debugfs, bool may_mount, bool *mounted, char *why, size_t len);
 int spool_collect(int argc, char **argv);
 int spool_upload(int argc, char **argv);
 int spool_systemd_generator(int argc, char **argv);
 int spool_prepare(int argc, char **argv);
 
-/* Checks @rq's labels and ids; prints a usage error for @cmd (exit 2). */
-int collect_check_args(const char *cmd, const struct collect_request *rq);
-/*
- * Reads @rq->gcov_dir into @p (initialised here) with its complete
- * manifest. Returns 0 or a negative errno with @err set; -ENOENT when
- * there is no .gcda file at all.
- */
-int collect_profile(const struct collect_request *rq, struct kpgo_profile *p,
-		    struct kpgo_collect_stats *st, struct kpgo_error *err);
-
-/* Writes to GCOV_DIR/reset; records the time when @live. Prints its error. */
-int reset_counters(const char *gcov_dir, bool live);
+/* The warning about objects outside the build root, when there are any. */
+void collect_warn_outside(const struct kpgo_collect_stats *st, const char *root);
+/* Resets the counters of @gcov_dir (kpgo_gcov_reset()); 1 after the error message. */
+int collect_reset(const char *gcov_dir, bool live);
 
 /* -q / -v: 0 quiet, 1 normal, 2 verbose. */
 extern int verbosity;
@@ -156,25 +124,12 @@ struct subcommand_entry {
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
 
-/* Writes @s as a JSON string literal, quotes included. */
+/* Writes @s as a JSON string literal, quotes included (kpgo store's JSON). */
 void json_str(FILE *f, const char *s);
 /*
  * Finishes the document of @w and prints it on stdout, releasing its
  * buffer; 1 after the error message.
  */
 int print_json_doc(struct kpgo_json_writer *w);
-
-/* Running kernel facts for manifests; "" when unknown. */
-void kernel_release(char *buf, size_t len);
-void machine_arch(char *buf, size_t len);
-/* Hex GNU build id from an ELF notes file such as /sys/kernel/notes. */
-int read_build_id(const char *notes_path, char *buf, size_t len);
-
-/*
- * The gcov version stamp the compiler @cc writes ("gcc", "ccache gcc-12"):
- * compiles an empty file with coverage and reads its .gcno header, so the
- * answer is the compiler's own, not a guess from its version string.
- */
-int compiler_gcov_version(const char *cc, uint32_t *stamp);
 
 #endif

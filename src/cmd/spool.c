@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "config.h"
+#include "kernel.h"
 #include "spool.h"
 
 static const char usage_text[] =
@@ -148,7 +149,7 @@ static int spool_init(int argc, char **argv)
 		SPOOL_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *debugfs = "/sys/kernel/debug";
+	const char *debugfs = KPGO_DEBUGFS_DEFAULT;
 	char why[512], release[256];
 	struct kpgo_config cfg;
 	struct kpgo_error err;
@@ -182,8 +183,8 @@ static int spool_init(int argc, char **argv)
 		note(1, "the spool '%s' is ready", spool_dir(&cfg));
 		goto out;
 	}
-	kernel_release(release, sizeof(release));
-	r = gcov_probe(debugfs, true, &mounted, why, sizeof(why));
+	kpgo_kernel_release(release, sizeof(release));
+	r = kpgo_gcov_probe(debugfs, true, &mounted, why, sizeof(why));
 	if (r < 0)
 		ret = error("out of memory");
 	else if (r == 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "toolchain.h"
 #include "gcda.h"
 #include "profile.h"
 #include "stage.h"
@@ -111,7 +112,7 @@ int cmd_stage(int argc, char **argv)
 	if (strcmp(cc, "none")) {
 		uint32_t want, have;
 		char vw[5], vh[5];
-		int r = compiler_gcov_version(cc, &have);
+		int r = kpgo_compiler_gcov_version(cc, &have);
 
 		kpgo_gcc_version_parse(kpgo_manifest_get(&p.manifest, MF_GCOV_VERSION), &want);
 		kpgo_gcc_version_str(want, vw);

@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect.h"
+#include "config.h"
+#include "kernel.h"
 
 #define MAX_DEPTH 64
 #define GCDA_FILE_MAX (256u << 20)
@@ -256,5 +259,90 @@ int kpgo_collect_set_root(struct kpgo_profile *p, const char *root_override, cha
 	}
 out:
 	strbuf_release(&prefix);
+	return r;
+}
+
+/* Lower-case hex, 1 to 128 digits. */
+static bool hex_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 128 && strspn(s, "0123456789abcdef") == n;
+}
+
+int kpgo_collect_request_check(const struct kpgo_collect_request *rq, struct kpgo_error *err)
+{
+	if (!kpgo_label_ok(rq->workload))
+		return kpgo_error_set(err, -EINVAL,
+				      "bad workload label '%s' (use [A-Za-z0-9._-], 1-64)",
+				      rq->workload);
+	if (rq->release && (!kpgo_manifest_value_ok(rq->release) || strlen(rq->release) > 200))
+		return kpgo_error_set(err, -EINVAL, "bad kernel release '%s'", rq->release);
+	if (rq->build_id && !hex_ok(rq->build_id))
+		return kpgo_error_set(err, -EINVAL, "bad build id '%s' (lower-case hex)",
+				      rq->build_id);
+	return 0;
+}
+
+int kpgo_collect_profile(const struct kpgo_collect_request *rq, struct kpgo_profile *p,
+			 struct kpgo_collect_stats *st, struct kpgo_error *err)
+{
+	char release[256] = "", arch[64] = "", build_id[160] = "", host[256] = "", cc[32] = "";
+	char tstart[32], tend[32];
+	struct kpgo_gcc_version v;
+	struct kpgo_manifest *m = &p->manifest;
+	char *root = NULL;
+	int r;
+
+	kpgo_profile_init(p);
+	if (rq->live) {
+		kpgo_kernel_release(release, sizeof(release));
+		kpgo_build_id_read(KPGO_KERNEL_NOTES, build_id, sizeof(build_id));
+	}
+	kpgo_machine_arch(arch, sizeof(arch));
+	if (rq->release)
+		snprintf(release, sizeof(release), "%s", rq->release);
+	if (rq->build_id)
+		snprintf(build_id, sizeof(build_id), "%s", rq->build_id);
+	if (gethostname(host, sizeof(host) - 1) || !kpgo_manifest_value_ok(host))
+		host[0] = '\0';
+	r = kpgo_collect_dir(rq->gcov_dir, p, st, err);
+	if (r)
+		goto out;
+	r = kpgo_collect_set_root(p, rq->build_root, &root, st, err);
+	if (r) {
+		char msg[sizeof(err->msg)];
+
+		memcpy(msg, err->msg, sizeof(msg));
+		kpgo_error_set(err, r, "%.900s in '%s'", msg, rq->gcov_dir);
+		goto out;
+	}
+	kpgo_format_time(rq->live ? kpgo_window_start() : 0, tstart);
+	kpgo_format_time((int64_t)time(NULL), tend);
+	if (!kpgo_gcc_version_decode(p->objs[0].gcda.version, &v))
+		snprintf(cc, sizeof(cc), "gcc %u.%u", v.major, v.minor);
+	if (kpgo_manifest_set_u64(m, MF_FORMAT, KPGO_FORMAT_VERSION) ||
+	    kpgo_manifest_set(m, MF_RELEASE, release) ||
+	    kpgo_manifest_set(m, MF_BUILD_ID, build_id) ||
+	    kpgo_manifest_set(m, MF_ARCH, arch) ||
+	    kpgo_manifest_set(m, MF_GCOV_VERSION, "????") ||
+	    kpgo_manifest_set(m, MF_BUILD_ROOT, root) ||
+	    kpgo_manifest_set(m, MF_WORKLOAD, rq->workload) ||
+	    kpgo_manifest_set(m, MF_HOST, host) ||
+	    (rq->live && kpgo_manifest_set(m, MF_WINDOW_START, tstart)) ||
+	    kpgo_manifest_set(m, MF_WINDOW_END, tend) ||
+	    kpgo_manifest_set_u64(m, MF_RUNS, 1) ||
+	    kpgo_manifest_set_u64(m, MF_MERGED, 1) ||
+	    kpgo_manifest_set_u64(m, MF_VANISHED, st->vanished) ||
+	    (*cc && kpgo_manifest_set(m, MF_COMPILER, cc)) ||
+	    /* A single collection is one run: sum_max is the largest counter. */
+	    kpgo_manifest_set_u64(m, MF_SUM_MAX, 0)) {
+		r = kpgo_error_set(err, -ENOMEM, "cannot build the manifest");
+		goto out;
+	}
+out:
+	free(root);
+	if (r)
+		kpgo_profile_release(p);
 	return r;
 }
