@@ -33,43 +33,6 @@ int cmd_afdo(int argc, char **argv);
 extern const char *store_dir_opt;
 int store_ingest(int argc, char **argv);
 
-/* --- kpgo report, shared by src/cmd/report*.c ---------------------------- */
-
-/* The options of both modes. */
-struct report_opts {
-	const char *profile;
-	const char *afdo;
-	const char *defs;
-	const char *objtree;
-	const char *log;
-	const char *stage;
-	const char *release;
-	const char *output;
-	struct kpgo_strlist headers;
-	unsigned min_applied;
-	bool json;
-};
-
-/* GCC's report (--profile) is in report.c, Clang's (--afdo) in report-clang.c. */
-int report_clang(const struct report_opts *o);
-/*
- * The kernel release (--kernel-release or the object tree's) and the
- * profile's checksum, for the report's head; 1 after the error message.
- */
-int report_head(const struct report_opts *o, const char *profile, struct strbuf *rel,
-		char sha[KPGO_SHA256_HEX]);
-/* Refuses a log without compiler lines; warns about skipped long lines. */
-int report_check_log(const char *log, size_t cc_lines, size_t long_lines);
-/* The report to -o (atomically) or, without --json, to stdout; 1 after the message. */
-int report_write(const struct report_opts *o, const struct strbuf *text);
-/* After the JSON or the count lines: 0 when @ok, else 1 after one line. */
-int report_verdict(const struct report_opts *o, bool ok, const char *pct);
-/* Begins the JSON of both modes with its first members, "mode" to "report". */
-void report_json_head(struct kpgo_json_writer *w, const char *mode, const char *release,
-		      const char *profile, const char *sha, const char *output);
-/* Ends it with "min_applied" and "ok" and prints it; 1 after the error message. */
-int report_json_tail(struct kpgo_json_writer *w, unsigned min_applied, bool ok);
-
 /* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
 
 struct kpgo_config;

@@ -30,21 +30,16 @@
 
 void kpgo_afdo_result_init(struct kpgo_afdo_result *r)
 {
-	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->text);
 	strbuf_init(&r->defs);
-	strbuf_init(&r->gcov_first_message);
+	kpgo_afdo_summary_init(&r->sum);
 }
 
 void kpgo_afdo_result_release(struct kpgo_afdo_result *r)
 {
 	strbuf_release(&r->text);
 	strbuf_release(&r->defs);
-	strbuf_release(&r->gcov_first_message);
-	kpgo_strlist_clear(&r->no_gcno);
-	kpgo_strlist_clear(&r->other_build);
-	kpgo_strlist_clear(&r->ambiguous);
-	kpgo_afdo_result_init(r);
+	kpgo_afdo_summary_release(&r->sum);
 }
 
 struct gcov_run {
@@ -218,7 +213,7 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT || r == -ENOTDIR) {
-			r = kpgo_strlist_add(&c->res->no_gcno, path) ? -ENOMEM : 0;
+			r = kpgo_strlist_add(&c->res->sum.no_gcno, path) ? -ENOMEM : 0;
 			if (r)
 				goto nomem;
 			goto out;
@@ -249,7 +244,7 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 		goto out;
 	}
 	if (stamp != g->stamp) {
-		r = kpgo_strlist_add(&c->res->other_build, path) ? -ENOMEM : 0;
+		r = kpgo_strlist_add(&c->res->sum.other_build, path) ? -ENOMEM : 0;
 		if (r)
 			goto nomem;
 		goto out;
@@ -374,11 +369,11 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 		goto out;
 	}
 	if (run.errs.len) {
-		if (!c->res->gcov_messages && strbuf_addstr(&c->res->gcov_first_message, msg)) {
+		if (!c->res->sum.gcov_messages && strbuf_addstr(&c->res->sum.gcov_first_message, msg)) {
 			r = kpgo_error_set(c->err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		c->res->gcov_messages += count_lines(&run.errs);
+		c->res->sum.gcov_messages += count_lines(&run.errs);
 	}
 	for (i = from; i < to; i++) {
 		const char *obj = c->pending.items[i];
@@ -489,7 +484,7 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (r)
 		goto out;
 	while ((r = kpgo_archive_next(arc, &path, &g, err)) == 1) {
-		res->profile_objects++;
+		res->sum.profile_objects++;
 		r = pair_object(&c, path, g);
 		if (r < 0)
 			goto out;
@@ -501,7 +496,7 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (!c.pending.n) {
 		r = kpgo_error_set(err, -ENOENT,
 				   "no object of '%s' has its .gcno in '%s' (%zu without, %zu of another build)",
-				   profile, c.gcno_abs, res->no_gcno.n, res->other_build.n);
+				   profile, c.gcno_abs, res->sum.no_gcno.n, res->sum.other_build.n);
 		goto out;
 	}
 	r = kpgo_afdo_new(&a, stamp);
@@ -514,8 +509,8 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		if (r)
 			goto out;
 	}
-	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->st,
-			    &res->ambiguous);
+	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->sum.st,
+			    &res->sum.ambiguous);
 	if (r)
 		r = kpgo_error_set(err, r, "out of memory");
 out:

@@ -418,3 +418,76 @@ const char *kpgo_json_type_name(enum kpgo_json_type t)
 	}
 	return "value";
 }
+
+/* Member @key of type @t, or -EINVAL with what is wrong in @err. */
+static int member(const struct kpgo_json *obj, const char *key, enum kpgo_json_type t,
+		  const struct kpgo_json **v, struct kpgo_error *err)
+{
+	*v = kpgo_json_get(obj, key);
+	if (!*v)
+		return kpgo_error_set(err, -EINVAL, "'%s' is missing", key);
+	if ((*v)->type != t)
+		return kpgo_error_set(err, -EINVAL, "'%s' is %s %s, not %s %s", key,
+				      (*v)->type >= KPGO_JSON_ARRAY ? "an" : "a",
+				      kpgo_json_type_name((*v)->type),
+				      t >= KPGO_JSON_ARRAY ? "an" : "a", kpgo_json_type_name(t));
+	return 0;
+}
+
+static bool text_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+int kpgo_json_get_u64(const struct kpgo_json *obj, const char *key, uint64_t *v,
+		      struct kpgo_error *err)
+{
+	const struct kpgo_json *j;
+	int r = member(obj, key, KPGO_JSON_NUMBER, &j, err);
+
+	if (r)
+		return r;
+	if (!j->is_int || j->i < 0)
+		return kpgo_error_set(err, -EINVAL, "'%s' is not a count (an integer, 0 or more)",
+				      key);
+	*v = (uint64_t)j->i;
+	return 0;
+}
+
+int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullable,
+		       const char **s, struct kpgo_error *err)
+{
+	const struct kpgo_json *j = kpgo_json_get(obj, key);
+	int r;
+
+	if (nullable && j && j->type == KPGO_JSON_NULL) {
+		*s = NULL;
+		return 0;
+	}
+	r = member(obj, key, KPGO_JSON_STRING, &j, err);
+	if (r)
+		return r;
+	if (!text_ok(j->s))
+		return kpgo_error_set(err, -EINVAL, "'%s' has control characters", key);
+	*s = j->s;
+	return 0;
+}
+
+int kpgo_json_get_textlist(const struct kpgo_json *obj, const char *key, struct kpgo_strlist *l,
+			   struct kpgo_error *err)
+{
+	const struct kpgo_json *j;
+	int r = member(obj, key, KPGO_JSON_ARRAY, &j, err);
+	size_t i;
+
+	for (i = 0; !r && i < j->n; i++) {
+		if (j->v[i].type != KPGO_JSON_STRING || !text_ok(j->v[i].s))
+			return kpgo_error_set(err, -EINVAL, "'%s' item %zu is not text", key, i + 1);
+		if (kpgo_strlist_add(l, j->v[i].s))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+	}
+	return r;
+}

@@ -72,4 +72,20 @@ const struct kpgo_json *kpgo_json_get(const struct kpgo_json *obj, const char *k
 /* "object", "string", ... for messages. */
 const char *kpgo_json_type_name(enum kpgo_json_type t);
 
+/*
+ * Members of kpgo's own documents, which one step writes for the next and
+ * which are read as untrusted: an integer from 0 to INT64_MAX, text (a
+ * string without control characters; with @nullable, null gives NULL),
+ * an array of text. Each fails with -EINVAL and "'KEY' is missing" or
+ * "'KEY' is a string, not an integer" (or the like) in @err; the strings
+ * point into @obj.
+ */
+int kpgo_json_get_u64(const struct kpgo_json *obj, const char *key, uint64_t *v,
+		      struct kpgo_error *err);
+int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullable,
+		       const char **s, struct kpgo_error *err);
+/* Appends the array's strings to @l. */
+int kpgo_json_get_textlist(const struct kpgo_json *obj, const char *key, struct kpgo_strlist *l,
+			   struct kpgo_error *err);
+
 #endif

@@ -386,7 +386,7 @@ static void test_counts(void)
 	r.prof.functions = 12;
 	r.prof.records = 40;
 	r.prof.samples = 0;
-	r.min_applied = 50;
+	r.head.min_applied = 50;
 	kpgo_afdo_report_count(&r);
 	is_int(r.c.sites, 6, "six sites");
 	is_int(r.c.applied, 6, "six applied");
@@ -487,7 +487,7 @@ static void test_counts_defs(void)
 	r.prof.functions = 5;
 	r.prof.records = 20;
 	r.prof.samples = 200;
-	r.min_applied = 60;
+	r.head.min_applied = 60;
 	kpgo_afdo_report_count(&r);
 	for (i = 0; i < r.log.n; i++)
 		strbuf_addf(&out, "%s:%u#%u %s\n", r.log.sites[i].file, r.log.sites[i].line,

@@ -176,7 +176,7 @@ static void test_counts(void)
 	/* Borrowed objects: the report must not free them. */
 	r.objs = objs;
 	r.n_objs = 3;
-	r.min_applied = 100;
+	r.head.min_applied = 100;
 	is_int(kpgo_report_count(&r), 0, "counted");
 	is_int(r.c.functions, 2000, "functions");
 	is_int(r.c.functions_unbuilt, 2, "in objects not compiled");
@@ -190,7 +190,7 @@ static void test_counts(void)
 	 * printed as 50.0, which is what is checked (as the shell did); 2497 is
 	 * 49.94%, printed as 49.9.
 	 */
-	r.min_applied = 50;
+	r.head.min_applied = 50;
 	objs[0].functions = 1;
 	objs[1].functions = 2502;
 	objs[2].functions = 2497;
