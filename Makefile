@@ -47,7 +47,7 @@ $(B)/libkpgo.a: $(LIB_OBJ)
 $(B)/kpgo: $(CMD_OBJ) $(B)/libkpgo.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libkpgo.a $(LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c tests/unit/tap.h $(B)/libkpgo.a
+$(B)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libkpgo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KPGO_CFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
 

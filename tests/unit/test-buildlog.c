@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * buildlog.h and report.h: GCC's profile warnings read from a build log
- * (untrusted text, cut anywhere), and the counts made of them.
+ * buildlog.h: GCC's profile warnings read from a build log (untrusted
+ * text, cut anywhere); the counts made of them are test-report.c's.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "buildlog.h"
-#include "report.h"
 #include "tap.h"
 
 static const char *const objtree[] = { "/build/pgo" };
@@ -161,63 +160,9 @@ static void test_hostile(void)
 	strbuf_release(&text);
 }
 
-static void test_counts(void)
-{
-	struct kpgo_report r;
-	struct kpgo_report_object objs[3] = {
-		{ (char *)"a.gcda", 1000, 300, true },
-		{ (char *)"b.gcda", 998, 100, true },
-		{ (char *)"c.gcda", 2, 100, false },
-	};
-
-	kpgo_report_init(&r, objtree, 1);
-	kpgo_buildlog_release(&r.log); /* parse() sets it up again */
-	is_int(parse(&r.log, sample, sizeof(sample) - 1, 64), 0, "sample again");
-	/* Borrowed objects: the report must not free them. */
-	r.objs = objs;
-	r.n_objs = 3;
-	r.head.min_applied = 100;
-	is_int(kpgo_report_count(&r), 0, "counted");
-	is_int(r.c.functions, 2000, "functions");
-	is_int(r.c.functions_unbuilt, 2, "in objects not compiled");
-	is_int(r.c.at_most, 1996, "at most = 2000 - 2 - 2 dropped");
-	is_int(r.c.applied, 1994, "applied = at most - 2 without profile");
-	is_str(r.c.pct_applied, "99.7", "as a percentage");
-	is_str(r.c.pct_weighted, "80.0", "weighted by counts: 400 of 500");
-	ok(!r.c.ok, "below 100%% is not ok");
-	/*
-	 * 5000 functions, 2 dropped and 2 without profile: 2499 applied is 49.98%,
-	 * printed as 50.0, which is what is checked (as the shell did); 2497 is
-	 * 49.94%, printed as 49.9.
-	 */
-	r.head.min_applied = 50;
-	objs[0].functions = 1;
-	objs[1].functions = 2502;
-	objs[2].functions = 2497;
-	kpgo_report_count(&r);
-	is_int(r.c.applied, 2499, "2499 of 5000 applied");
-	is_str(r.c.pct_applied, "50.0", "printed as 50.0");
-	ok(r.c.ok, "50.0 is at least 50");
-	objs[1].functions = 2500;
-	objs[2].functions = 2499;
-	kpgo_report_count(&r);
-	is_int(r.c.applied, 2497, "2497 of 5000 applied");
-	is_str(r.c.pct_applied, "49.9", "printed as 49.9");
-	ok(!r.c.ok, "49.9 is below 50");
-	/* A log that claims more than the profile has counts nothing below zero. */
-	objs[0].functions = objs[1].functions = 1;
-	kpgo_report_count(&r);
-	is_int(r.c.at_most, 0, "at most never below 0");
-	is_int(r.c.applied, 0, "applied never below 0");
-	r.objs = NULL;
-	r.n_objs = 0;
-	kpgo_report_release(&r);
-}
-
 int main(void)
 {
 	test_kinds();
 	test_hostile();
-	test_counts();
 	return done_testing();
 }

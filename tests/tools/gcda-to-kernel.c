@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kstyle - rewrite a .gcda written by GCC's runtime (libgcov) into the form the
- * Linux kernel serves from /sys/kernel/debug/gcov.
+ * gcda-to-kernel - rewrite a .gcda written by GCC's runtime (libgcov) into
+ * the form the Linux kernel serves from /sys/kernel/debug/gcov.
  *
  * This is the test suite's oracle for "what the kernel hands us", so it is
  * written independently of kpgo's own reader and writer, from a reading of
@@ -18,7 +18,7 @@
  * counters only, every function present.  Anything else is an error, so that a
  * test never silently runs on a file this tool did not understand.
  *
- * Usage: kstyle IN.gcda OUT.gcda
+ * Usage: gcda-to-kernel IN.gcda OUT.gcda
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -54,7 +54,7 @@ struct output {
 	size_t alloc;
 };
 
-static const char *progname = "kstyle";
+static const char *progname = "gcda-to-kernel";
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
