@@ -81,14 +81,6 @@ static int list_objects(const char *objtree, bool nul)
 	return ret;
 }
 
-/* Writes @len bytes to @path atomically; 1 after the message. */
-static int write_out(const char *path, const char *data, size_t len)
-{
-	int r = kpgo_write_file_atomic(path, data, len, 0644);
-
-	return r ? error("cannot write '%s': %s", path, strerror(-r)) : 0;
-}
-
 int cmd_afdo(int argc, char **argv)
 {
 	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS, OPT_SUMMARY, OPT_LIST };
@@ -137,7 +129,8 @@ int cmd_afdo(int argc, char **argv)
 		if (!o.gcno_dir || !*o.gcno_dir)
 			return usage_error("afdo", "--list-objects needs --objtree DIR");
 		if (out || defs || summary || json || o.gcov)
-			return usage_error("afdo", "--list-objects only lists: no -o, --defs, --summary, --json or --gcov");
+			return usage_error("afdo",
+					   "--list-objects only lists: no -o, --defs, --summary, --json or --gcov");
 		return list_objects(o.gcno_dir, nul);
 	}
 	if (nul)
@@ -171,14 +164,13 @@ int cmd_afdo(int argc, char **argv)
 		error("out of memory");
 		goto out;
 	}
-	if (write_out(out, res.text.buf, res.text.len) ||
-	    (defs && write_out(defs, res.defs.buf, res.defs.len)))
+	if (write_out(out, &res.text) || (defs && write_out(defs, &res.defs)))
 		goto out;
 	if (kpgo_afdo_summary_json(sum, &text)) {
 		error("out of memory");
 		goto out;
 	}
-	if (summary && write_out(summary, text.buf, text.len))
+	if (summary && write_out(summary, &text))
 		goto out;
 	strbuf_reset(&text);
 	if (kpgo_afdo_summary_warning(sum, &text)) {

@@ -39,11 +39,13 @@ struct kpgo_config;
 struct kpgo_spool;
 
 enum { OPT_SPOOL_CONFIG = 1000, OPT_SPOOL_DIR };
-#define SPOOL_COMMON_OPTIONS                                                    \
-	{ "config", required_argument, NULL, OPT_SPOOL_CONFIG },               \
-	{ "spool", required_argument, NULL, OPT_SPOOL_DIR },                   \
-	{ "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
-	{ "help", no_argument, NULL, 'h' }
+#define SPOOL_COMMON_OPTIONS                                                                       \
+	{ "config", required_argument, NULL, OPT_SPOOL_CONFIG },                                   \
+		{ "spool", required_argument, NULL, OPT_SPOOL_DIR },                               \
+		{ "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' },        \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
 
 /* --config, --spool, -q, -v, -h and errors: 256 to go on, else the exit code. */
 int spool_common_option(int c, const char *cmd, const char *usage);
@@ -89,6 +91,8 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 
 /* Writes @s as a JSON string literal, quotes included (kpgo store's JSON). */
 void json_str(FILE *f, const char *s);
+/* Writes @text to @path atomically (mode 0644); 1 after the error message. */
+int write_out(const char *path, const struct strbuf *text);
 /*
  * Finishes the document of @w and prints it on stdout, releasing its
  * buffer; 1 after the error message.

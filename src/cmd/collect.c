@@ -13,7 +13,6 @@
 #include "kernel.h"
 #include "profile.h"
 
-
 static const char usage_text[] =
 	"usage: kpgo collect [options] -o OUT.kpgo\n"
 	"\n"
@@ -66,7 +65,8 @@ int cmd_collect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kpgo_collect_request rq = { .gcov_dir = KPGO_GCOV_DIR_DEFAULT, .workload = "default" };
+	struct kpgo_collect_request rq = { .gcov_dir = KPGO_GCOV_DIR_DEFAULT,
+					   .workload = "default" };
 	const char *out = NULL;
 	struct kpgo_collect_stats st;
 	struct kpgo_profile p;

@@ -92,6 +92,13 @@ void json_str(FILE *f, const char *s)
 	strbuf_release(&sb);
 }
 
+int write_out(const char *path, const struct strbuf *text)
+{
+	int r = kpgo_write_file_atomic(path, text->buf, text->len, 0644);
+
+	return r ? error("cannot write '%s': %s", path, strerror(-r)) : 0;
+}
+
 int print_json_doc(struct kpgo_json_writer *w)
 {
 	int r = kpgo_jw_finish(w);

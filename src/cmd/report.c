@@ -86,8 +86,7 @@ static bool header_ok(const char *s)
 }
 
 /* The head both modes share; 1 after the error message. */
-static int set_head(const struct report_opts *o, const char *profile,
-		    struct kpgo_report_head *h)
+static int set_head(const struct report_opts *o, const char *profile, struct kpgo_report_head *h)
 {
 	struct kpgo_error err;
 
@@ -113,15 +112,10 @@ static int check_log(const char *log, size_t cc_lines, size_t long_lines)
 /* The report to -o (atomically) or, without --json, to stdout; 1 after the message. */
 static int write_report(const struct report_opts *o, const struct strbuf *text)
 {
-	int r;
-
-	if (o->output) {
-		r = kpgo_write_file_atomic(o->output, text->buf, text->len, 0644);
-		if (r)
-			return error("cannot write '%s': %s", o->output, strerror(-r));
-	} else if (!o->json) {
+	if (o->output)
+		return write_out(o->output, text);
+	if (!o->json)
 		fwrite(text->buf, 1, text->len, stdout);
-	}
 	return 0;
 }
 
@@ -135,7 +129,9 @@ static int verdict(const struct report_opts *o, bool ok, const char *pct)
 	/* With --json and no -o there is no report to point to. */
 	return error("only %s%% of the profile's functions applied (at least %u%% required)%s%s",
 		     pct, o->min_applied, o->output || !o->json ? "; see " : "",
-		     o->output ? o->output : o->json ? "" : "the report");
+		     o->output ? o->output :
+		     o->json   ? "" :
+				 "the report");
 }
 
 /* Begins the JSON of both modes with its first members, "mode" to "report". */
@@ -440,7 +436,8 @@ int cmd_report(int argc, char **argv)
 		case OPT_AFDO_SUMMARY: o.afdo_summary = optarg; break;
 		case 'm':
 			if (kpgo_parse_u64(optarg, &v) || v > 100) {
-				ret = usage_error("report", "bad --min-applied '%s' (0 to 100)", optarg);
+				ret = usage_error("report", "bad --min-applied '%s' (0 to 100)",
+						  optarg);
 				goto out;
 			}
 			o.min_applied = (unsigned)v;
@@ -454,7 +451,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'H':
 			if (!header_ok(optarg)) {
-				ret = usage_error("report", "bad --header '%s' (one line 'KEY: VALUE')",
+				ret = usage_error("report",
+						  "bad --header '%s' (one line 'KEY: VALUE')",
 						  optarg);
 				goto out;
 			}

@@ -6,13 +6,12 @@
 #include "cmd/cmd.h"
 #include "kernel.h"
 
-static const char usage_text[] =
-	"usage: kpgo reset [-d|--gcov-dir DIR]\n"
-	"\n"
-	"Zeroes all gcov counters by writing to DIR/reset (default\n"
-	"/sys/kernel/debug/gcov/reset) and records the time in\n"
-	"$KPGO_STATE_DIR/last-reset (default /var/lib/kpgo) for the next\n"
-	"collection's window.\n";
+static const char usage_text[] = "usage: kpgo reset [-d|--gcov-dir DIR]\n"
+				 "\n"
+				 "Zeroes all gcov counters by writing to DIR/reset (default\n"
+				 "/sys/kernel/debug/gcov/reset) and records the time in\n"
+				 "$KPGO_STATE_DIR/last-reset (default /var/lib/kpgo) for the next\n"
+				 "collection's window.\n";
 
 int cmd_reset(int argc, char **argv)
 {

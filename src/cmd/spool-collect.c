@@ -16,7 +16,6 @@
 #include "kernel.h"
 #include "spool.h"
 
-
 static const char usage_text[] =
 	"usage: kpgo spool collect [--snapshot] [--timeout DURATION] [--no-reset]\n"
 	"                          [--gcov-dir DIR | --debugfs DIR]\n"
@@ -37,7 +36,8 @@ static const char usage_text[] =
 	"      --no-reset          leave the counters running\n"
 	"  -d, --gcov-dir DIR      read DIR instead of the kernel's (tests); a\n"
 	"                          missing DIR counts as a kernel without gcov\n"
-	"      --debugfs DIR       where debugfs is (or is mounted), default " KPGO_DEBUGFS_DEFAULT "\n"
+	"      --debugfs DIR       where debugfs is (or is mounted), default " KPGO_DEBUGFS_DEFAULT
+	"\n"
 	"      --build-root PATH, --kernel-release R, --build-id HEX   as for 'kpgo collect'\n";
 
 static unsigned timeout_secs;
@@ -65,8 +65,15 @@ static void stop_alarm(void *ctx)
 
 int spool_collect(int argc, char **argv)
 {
-	enum { OPT_SNAPSHOT = 256, OPT_TIMEOUT, OPT_NO_RESET, OPT_DEBUGFS, OPT_ROOT, OPT_RELEASE,
-	       OPT_BUILD_ID };
+	enum {
+		OPT_SNAPSHOT = 256,
+		OPT_TIMEOUT,
+		OPT_NO_RESET,
+		OPT_DEBUGFS,
+		OPT_ROOT,
+		OPT_RELEASE,
+		OPT_BUILD_ID
+	};
 	static const struct option opts[] = {
 		{ "snapshot", no_argument, NULL, OPT_SNAPSHOT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -96,7 +103,10 @@ int spool_collect(int argc, char **argv)
 		case OPT_TIMEOUT: timeout_opt = optarg; continue;
 		case OPT_NO_RESET: o.reset = false; continue;
 		case 'd': o.gcov_dir = optarg; continue;
-		case OPT_DEBUGFS: o.debugfs = optarg; debugfs_opt = true; continue;
+		case OPT_DEBUGFS:
+			o.debugfs = optarg;
+			debugfs_opt = true;
+			continue;
 		case OPT_ROOT: o.build_root = optarg; continue;
 		case OPT_RELEASE: o.release = optarg; continue;
 		case OPT_BUILD_ID: o.build_id = optarg; continue;
@@ -108,8 +118,8 @@ int spool_collect(int argc, char **argv)
 		return usage_error("spool collect", "unexpected argument '%s'", argv[optind]);
 	if (o.gcov_dir && debugfs_opt)
 		return usage_error("spool collect", "--gcov-dir and --debugfs exclude each other");
-	if (timeout_opt && (kpgo_duration_parse(timeout_opt, &timeout) || timeout == 0 ||
-			    timeout > 86400))
+	if (timeout_opt &&
+	    (kpgo_duration_parse(timeout_opt, &timeout) || timeout == 0 || timeout > 86400))
 		return usage_error("spool collect", "bad --timeout '%s' (e.g. 30s, 5m)",
 				   timeout_opt);
 	if (spool_load_config(&cfg))
@@ -161,7 +171,8 @@ int spool_collect(int argc, char **argv)
 	     cfg.workload);
 	if (res.reset_failed) {
 		error("%s", res.reset_err.msg);
-		ret = error("the profile was spooled, but the counters were not reset: the next profile repeats this window's counts");
+		ret = error(
+			"the profile was spooled, but the counters were not reset: the next profile repeats this window's counts");
 	} else if (res.reset_unrecorded) {
 		struct strbuf path = STRBUF_INIT;
 

@@ -96,7 +96,8 @@ int spool_systemd_generator(int argc, char **argv)
 			    "s\nTimeoutStartSec=%" PRIu64 "s\n",
 			    spool_dir(&cfg), limit, limit);
 	ret |= write_dropin(dir, "kpgo-snapshot.service", src,
-			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStartSec=%" PRIu64 "s\n",
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStartSec=%" PRIu64
+			    "s\n",
 			    spool_dir(&cfg), limit);
 	ret |= write_dropin(dir, "kpgo-upload.service", src, "[Unit]\nRequiresMountsFor=%s\n",
 			    spool_dir(&cfg));
@@ -139,7 +140,8 @@ int spool_prepare(int argc, char **argv)
 	if (optind != argc)
 		return usage_error("spool prepare", "unexpected argument '%s'", argv[optind]);
 	if (!release || !kpgo_kernel_release_ok(release))
-		return usage_error("spool prepare", "a kernel release is required (--release R, [A-Za-z0-9._+~-])");
+		return usage_error("spool prepare",
+				   "a kernel release is required (--release R, [A-Za-z0-9._+~-])");
 	r = kpgo_kernel_config_gcov(release, image, kconfig, &path);
 	if (r < 0 && r != -ENOENT) {
 		ret = error("cannot read the config of kernel %s '%s': %s", release, path.buf,

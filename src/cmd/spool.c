@@ -31,8 +31,8 @@ static const char usage_text[] =
 	"  systemd-generator DIR   write unit drop-ins from the settings (a systemd\n"
 	"                          generator)\n"
 	"\n"
-	"Settings: --config FILE, else $KPGO_CONFIG, else " KPGO_CONFIG_DEBIAN " or\n"
-	KPGO_CONFIG_RPM " (see kpgo(1)). The spool: --spool DIR, else\n"
+	"Settings: --config FILE, else $KPGO_CONFIG, else " KPGO_CONFIG_DEBIAN
+	" or\n" KPGO_CONFIG_RPM " (see kpgo(1)). The spool: --spool DIR, else\n"
 	"KPGO_SPOOL_DIR (default " KPGO_SPOOL_DEFAULT ").\n"
 	"Every command takes -q/--quiet, -v/--verbose and -h/--help.\n";
 
@@ -50,11 +50,10 @@ static const char prune_usage[] =
 	"younger than KPGO_KEEP_AGE, and at most KPGO_SPOOL_MAX waiting ones (the\n"
 	"oldest go first, each with a warning). Upload and collect prune too.\n";
 
-static const char list_usage[] =
-	"usage: kpgo spool list [--json]\n"
-	"\n"
-	"The upload's backoff when uploads fail, then one line per profile:\n"
-	"'waiting' ones with their failed attempts, then 'sent' ones.\n";
+static const char list_usage[] = "usage: kpgo spool list [--json]\n"
+				 "\n"
+				 "The upload's backoff when uploads fail, then one line per profile:\n"
+				 "'waiting' ones with their failed attempts, then 'sent' ones.\n";
 
 static const char config_usage[] =
 	"usage: kpgo spool config\n"
@@ -98,7 +97,9 @@ const char *spool_dir(const struct kpgo_config *c)
 int spool_prune(struct kpgo_spool *sp, const struct kpgo_config *c, bool wait)
 {
 	struct kpgo_spool_retention o = {
-		.keep_count = c->keep_count, .keep_age = c->keep_age, .spool_max = c->spool_max,
+		.keep_count = c->keep_count,
+		.keep_age = c->keep_age,
+		.spool_max = c->spool_max,
 		.now = (int64_t)time(NULL),
 	};
 	struct kpgo_strlist removed = { 0 }, dropped = { 0 };
@@ -118,7 +119,8 @@ int spool_prune(struct kpgo_spool *sp, const struct kpgo_config *c, bool wait)
 		     removed.items[i], c->keep_count);
 	for (i = 0; i < dropped.n; i++)
 		warning("dropped the unsent profile '%s': more than KPGO_SPOOL_MAX=%" PRIu64
-			" are waiting", dropped.items[i], c->spool_max);
+			" are waiting",
+			dropped.items[i], c->spool_max);
 	if (r)
 		ret = error("%s", err.msg);
 	kpgo_strlist_clear(&removed);
@@ -245,8 +247,7 @@ static int spool_prune_cmd(int argc, char **argv)
 	return ret;
 }
 
-static void list_item(const struct kpgo_spool_item *it, const char *area,
-		      struct kpgo_json_writer *w)
+static void list_item(const struct kpgo_spool_item *it, const char *area, struct kpgo_json_writer *w)
 {
 	char last[32], mtime[32];
 
@@ -265,8 +266,8 @@ static void list_item(const struct kpgo_spool_item *it, const char *area,
 		}
 		kpgo_jw_end(w);
 	} else if (it->attempts) {
-		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, the last at %s: %s\n", area,
-		       it->name, it->size, it->attempts, last, it->last_error);
+		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, the last at %s: %s\n",
+		       area, it->name, it->size, it->attempts, last, it->last_error);
 	} else {
 		printf("%-7s  %s  %" PRIu64 " bytes\n", area, it->name, it->size);
 	}
@@ -275,7 +276,9 @@ static void list_item(const struct kpgo_spool_item *it, const char *area,
 static int spool_list_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },
+		SPOOL_COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_spool_list waiting = { 0 }, sent = { 0 };
 	struct kpgo_json_writer jw, *w = NULL;
@@ -353,14 +356,10 @@ out_cfg:
 }
 
 static const struct subcommand_entry subcommands[] = {
-	{ "init", spool_init },
-	{ "collect", spool_collect },
-	{ "upload", spool_upload },
-	{ "prune", spool_prune_cmd },
-	{ "list", spool_list_cmd },
-	{ "config", spool_config },
-	{ "prepare", spool_prepare },
-	{ "systemd-generator", spool_systemd_generator },
+	{ "init", spool_init },	      { "collect", spool_collect },
+	{ "upload", spool_upload },   { "prune", spool_prune_cmd },
+	{ "list", spool_list_cmd },   { "config", spool_config },
+	{ "prepare", spool_prepare }, { "systemd-generator", spool_systemd_generator },
 };
 
 int cmd_spool(int argc, char **argv)
@@ -372,6 +371,6 @@ int cmd_spool(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
 		if ((ret = spool_common_option(c, "spool", usage_text)) != 256)
 			return ret;
-	return run_subcommand("spool", subcommands, sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			      argv);
+	return run_subcommand("spool", subcommands, sizeof(subcommands) / sizeof(subcommands[0]),
+			      argc, argv);
 }

@@ -34,14 +34,6 @@ static const char usage_text[] =
 	"      --json             print the result as JSON\n"
 	"  -q, --quiet / -v, --verbose (lists the objects)\n";
 
-/* Writes @text to @path atomically; 1 after the message. */
-static int write_out(const char *path, const struct strbuf *text)
-{
-	int r = kpgo_write_file_atomic(path, text->buf, text->len, 0644);
-
-	return r ? error("cannot write '%s': %s", path, strerror(-r)) : 0;
-}
-
 int cmd_stage(int argc, char **argv)
 {
 	enum { OPT_CC = 256, OPT_JSON, OPT_SUMMARY };
@@ -140,11 +132,14 @@ int cmd_stage(int argc, char **argv)
 		goto out;
 	if (!json && verbosity > 0) {
 		strbuf_reset(&text);
-		if (strbuf_addf(&text, "staged %" PRIu64 " objects from '%s' into '%s' (summary runs=%" PRIu64
-				" sum_max=%" PRIu64, sum.staged, file,
-				so.profile_dir ? so.profile_dir : so.objtree, sum.runs, sum.sum_max) ||
+		if (strbuf_addf(&text,
+				"staged %" PRIu64 " objects from '%s' into '%s' (summary runs=%" PRIu64
+				" sum_max=%" PRIu64,
+				sum.staged, file, so.profile_dir ? so.profile_dir : so.objtree,
+				sum.runs, sum.sum_max) ||
 		    (sum.scale > 1 &&
-		     strbuf_addf(&text, ", counters divided by %" PRIu64 " to fit GCC's 32-bit sum_max",
+		     strbuf_addf(&text,
+				 ", counters divided by %" PRIu64 " to fit GCC's 32-bit sum_max",
 				 sum.scale)) ||
 		    strbuf_addstr(&text, ")\n") ||
 		    kpgo_stage_summary_lists(&sum, verbosity > 1 ? SIZE_MAX : 10, &text)) {

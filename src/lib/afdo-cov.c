@@ -326,8 +326,7 @@ int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *e
 	return r ? r : merge_sites(log);
 }
 
-int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path,
-			   struct kpgo_error *err)
+int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path, struct kpgo_error *err)
 {
 	int r = kpgo_lines_read_file(&log->in, path, err);
 

@@ -44,8 +44,8 @@ void kpgo_afdo_result_release(struct kpgo_afdo_result *r)
 
 struct gcov_run {
 	struct kpgo_run_result res;
-	struct strbuf out;	/* standard output */
-	struct strbuf errs;	/* standard error */
+	struct strbuf out;  /* standard output */
+	struct strbuf errs; /* standard error */
 };
 
 /*
@@ -125,7 +125,8 @@ static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struc
 		kpgo_gcc_version_decode(stamp, &gv);
 		r = kpgo_error_set(err, -EPROTO,
 				   "'%s' is gcov of GCC %s, but the profile is of gcov version '%s' (GCC %u.%u): use that GCC's gcov",
-				   gcov, run.res.status || !*v ? "(unknown)" : v, vs, gv.major, gv.minor);
+				   gcov, run.res.status || !*v ? "(unknown)" : v, vs, gv.major,
+				   gv.minor);
 		goto out;
 	}
 	r = 0;
@@ -184,12 +185,12 @@ struct converter {
 	struct kpgo_afdo_result *res;
 	struct kpgo_error *err;
 	const char *profile;
-	const char *gcov;	/* the program */
+	const char *gcov; /* the program */
 	char gcov_default[32];
-	int gcnofd;		/* the .gcno tree */
-	char *gcno_abs;		/* its absolute path */
-	int tmpfd;		/* the private directory */
-	int objfd;		/* its "o", where the pairs go */
+	int gcnofd;		     /* the .gcno tree */
+	char *gcno_abs;		     /* its absolute path */
+	int tmpfd;		     /* the private directory */
+	int objfd;		     /* its "o", where the pairs go */
 	struct kpgo_strlist pending; /* objects paired, for gcov */
 };
 
@@ -283,7 +284,8 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 		goto werr;
 	if (strbuf_addf(&link, "%s/%s", c->gcno_abs, rel.buf))
 		goto nomem;
-	if (symlinkat(link.buf, dfd, strrchr(rel.buf, '/') ? strrchr(rel.buf, '/') + 1 : rel.buf) < 0) {
+	if (symlinkat(link.buf, dfd, strrchr(rel.buf, '/') ? strrchr(rel.buf, '/') + 1 : rel.buf) <
+	    0) {
 		r = -errno;
 		goto werr;
 	}
@@ -363,13 +365,14 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 			r = kpgo_error_set(c->err, -EIO, "'%s' was killed by signal %d%s%s",
 					   c->gcov, run.res.status - 128, *msg ? ": " : "", msg);
 		else
-			r = kpgo_error_set(c->err, -EIO, "'%s' failed with status %d%s%s",
-					   c->gcov, run.res.status, *msg ? ": " : "",
+			r = kpgo_error_set(c->err, -EIO, "'%s' failed with status %d%s%s", c->gcov,
+					   run.res.status, *msg ? ": " : "",
 					   *msg ? msg : "(no message)");
 		goto out;
 	}
 	if (run.errs.len) {
-		if (!c->res->sum.gcov_messages && strbuf_addstr(&c->res->sum.gcov_first_message, msg)) {
+		if (!c->res->sum.gcov_messages &&
+		    strbuf_addstr(&c->res->sum.gcov_first_message, msg)) {
 			r = kpgo_error_set(c->err, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -398,7 +401,8 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 		if (!df || df->type != KPGO_JSON_STRING || strcmp(df->s, obj)) {
 			r = kpgo_error_set(c->err, -EINVAL,
 					   "malformed gcov output for '%s': its data_file is '%.200s'",
-					   obj, df && df->type == KPGO_JSON_STRING ? df->s : "(none)");
+					   obj,
+					   df && df->type == KPGO_JSON_STRING ? df->s : "(none)");
 			kpgo_json_release(&doc);
 			goto out;
 		}
@@ -410,7 +414,8 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 	while (pos < run.out.len && strchr(" \t\r\n", run.out.buf[pos]))
 		pos++;
 	if (pos < run.out.len)
-		r = kpgo_error_set(c->err, -EINVAL, "malformed gcov output: more documents than objects");
+		r = kpgo_error_set(c->err, -EINVAL,
+				   "malformed gcov output: more documents than objects");
 out:
 	strbuf_release(&run.out);
 	strbuf_release(&run.errs);
@@ -420,8 +425,13 @@ out:
 int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		      struct kpgo_afdo_result *res, struct kpgo_error *err)
 {
-	struct converter c = { .o = o, .res = res, .err = err, .profile = profile,
-			       .gcnofd = -1, .tmpfd = -1, .objfd = -1 };
+	struct converter c = { .o = o,
+			       .res = res,
+			       .err = err,
+			       .profile = profile,
+			       .gcnofd = -1,
+			       .tmpfd = -1,
+			       .objfd = -1 };
 	const char *tmpdir = o->tmpdir, *gcno_dir = o->gcno_dir, *vstr;
 	size_t batch = o->batch ? o->batch : AFDO_BATCH_DEFAULT, i;
 	struct kpgo_archive *arc = NULL;
@@ -452,8 +462,8 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (!gcno_dir)
 		gcno_dir = kpgo_manifest_get(m, MF_BUILD_ROOT);
 	if (!gcno_dir || !*gcno_dir) {
-		r = kpgo_error_set(err, -EINVAL, "'%s' names no build root: give the .gcno directory",
-				   profile);
+		r = kpgo_error_set(err, -EINVAL,
+				   "'%s' names no build root: give the .gcno directory", profile);
 		goto out;
 	}
 	c.gcno_abs = realpath(gcno_dir, NULL);

@@ -4,7 +4,6 @@
  * the .gcno files: those that define a function some object defines weak,
  * and the weak ones. See afdo.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,7 +13,6 @@
 
 #include "afdo.h"
 
-#define MAX_DEPTH 64
 /* An object file read for its symbol table; the kernel's largest are tens of MiB. */
 #define OBJECT_MAX (512ul << 20)
 
@@ -52,8 +50,9 @@ static int add_sym(void *ctx, const char *name, enum kpgo_elf_binding b)
 }
 
 /* OBJ.o beside OBJ.gcno (@name in @dfd; w->path ends in it): its visible functions. */
-static int read_object(struct walk *w, int dfd, const char *name)
+static int read_object(void *ctx, int dfd, const char *name)
 {
+	struct walk *w = ctx;
 	struct strbuf obj = STRBUF_INIT;
 	struct stat st;
 	int fd, r;
@@ -68,9 +67,10 @@ static int read_object(struct walk *w, int dfd, const char *name)
 	fd = openat(dfd, obj.buf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		/* No object (it failed to build, or was cleaned): nothing of it is needed. */
-		r = errno == ENOENT || errno == ELOOP ? 0 :
-			kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
-				       w->path.buf, strerror(errno));
+		r = errno == ENOENT || errno == ELOOP ?
+			    0 :
+			    kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
+					   w->path.buf, strerror(errno));
 		goto out;
 	}
 	r = 0;
@@ -90,77 +90,6 @@ out:
 	return r;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n > m && !strcmp(s + n - m, suffix);
-}
-
-static int walk_dir(struct walk *w, int dfd, int depth)
-{
-	size_t base = w->path.len;
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
-
-	if (depth > MAX_DEPTH) {
-		close(dfd);
-		return kpgo_error_set(w->err, -ELOOP, "directories nested too deep below '%s'",
-				      w->top);
-	}
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return kpgo_error_set(w->err, -errno, "cannot list '%s/%s': %s", w->top,
-				      w->path.buf, strerror(errno));
-	}
-	while (!r && (errno = 0, de = readdir(d))) {
-		unsigned char type = de->d_type;
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		/* The host programs have no place in the kernel's profile (as kpgo-kinstall's find). */
-		if (!depth && (!strcmp(de->d_name, "scripts") || !strcmp(de->d_name, "tools")))
-			continue;
-		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-		}
-		if (type != DT_DIR && !(type == DT_REG && ends_with(de->d_name, ".gcno")))
-			continue;
-		w->path.len = base;
-		w->path.buf[base] = '\0';
-		if ((base && strbuf_addch(&w->path, '/')) || strbuf_addstr(&w->path, de->d_name)) {
-			r = kpgo_error_set(w->err, -ENOMEM, "out of memory");
-			break;
-		}
-		if (type == DT_DIR) {
-			int fd = openat(dirfd(d), de->d_name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (fd < 0) {
-				r = kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
-						   w->path.buf, strerror(errno));
-				break;
-			}
-			r = walk_dir(w, fd, depth + 1);
-		} else {
-			r = read_object(w, dirfd(d), de->d_name);
-		}
-	}
-	if (!r && errno)
-		r = kpgo_error_set(w->err, -errno, "cannot list '%s/%s': %s", w->top, w->path.buf,
-				   strerror(errno));
-	closedir(d);
-	w->path.len = base;
-	if (w->path.alloc)
-		w->path.buf[base] = '\0';
-	return r;
-}
-
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
@@ -171,15 +100,14 @@ static int cmp_sym(const void *a, const void *b)
 
 int kpgo_afdo_objects(const char *objtree, struct kpgo_strlist *out, struct kpgo_error *err)
 {
+	/* The host programs have no place in the kernel's profile (as kpgo-kinstall's find). */
+	static const char *const prune[] = { "scripts", "tools", NULL };
 	struct walk w = { .top = objtree, .path = STRBUF_INIT, .data = STRBUF_INIT, .err = err };
 	bool *needed = NULL;
 	size_t i, j;
-	int fd, r;
+	int r;
 
-	fd = open(objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "cannot open '%s': %s", objtree, strerror(errno));
-	r = walk_dir(&w, fd, 0);
+	r = kpgo_walk_files(objtree, ".gcno", prune, &w.path, read_object, &w, err);
 	if (r)
 		goto out;
 	/* Names with a weak definition: every object that defines them, weak or strong. */

@@ -79,7 +79,8 @@ int kpgo_afdo_report_check_summary(const struct kpgo_afdo_report *r, struct kpgo
 		return kpgo_error_set(err, -EINVAL,
 				      "it is the summary of another sample profile ('%s', sha256 "
 				      "%.16s...), not of '%s'",
-				      r->summary->output, r->summary->output_sha256, r->head.profile);
+				      r->summary->output, r->summary->output_sha256,
+				      r->head.profile);
 	return 0;
 }
 
@@ -154,7 +155,8 @@ static int format_defs(const struct kpgo_afdo_report *r, struct strbuf *out)
 			   "weak definitions compiled with the strong one's profile (dropped by "
 			   "the linker): %" PRIu64 "\n",
 			   c->weak_sites);
-	ret |= strbuf_addf(out, "definitions outside the profile that took a profile by name: %" PRIu64,
+	ret |= strbuf_addf(out,
+			   "definitions outside the profile that took a profile by name: %" PRIu64,
 			   c->outside_sites);
 	if (!c->outside_sites)
 		return ret | strbuf_addch(out, '\n');
@@ -194,12 +196,12 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 
 	ret |= strbuf_addf(out,
 			   "compiler lines in the build log (objects compiled): %zu\n"
-			   "profile functions: %" PRIu64 " (records: %" PRIu64 ", samples: %" PRIu64 ")\n"
+			   "profile functions: %" PRIu64 " (records: %" PRIu64 ", samples: %" PRIu64
+			   ")\n"
 			   "profile functions with TOTAL 0, which clang skips: %" PRIu64 "\n",
 			   log->cc_lines, p->functions, p->records, p->samples, p->zero_total);
 	if (r->defs_file)
-		ret |= strbuf_addf(out,
-				   "definitions table: %zu profile, %zu weak, %zu left out\n",
+		ret |= strbuf_addf(out, "definitions table: %zu profile, %zu weak, %zu left out\n",
 				   r->defs.roles[KPGO_AFDO_ROLE_PROFILE],
 				   r->defs.roles[KPGO_AFDO_ROLE_WEAK],
 				   r->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
@@ -209,12 +211,14 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 			   log->records_warnings, log->samples_warnings, log->repeats);
 	if (r->defs_file)
 		ret |= strbuf_addf(out,
-				   "functions applied: %" PRIu64 " (%s%%): clang reported coverage at "
+				   "functions applied: %" PRIu64
+				   " (%s%%): clang reported coverage at "
 				   "their definition (a profile line of the definitions table)\n",
 				   c->applied, c->pct_applied);
 	else
 		ret |= strbuf_addf(out,
-				   "functions applied: %" PRIu64 " (%s%%): clang found their profile and "
+				   "functions applied: %" PRIu64
+				   " (%s%%): clang found their profile and "
 				   "reported its coverage (distinct FILE:LINE)\n",
 				   c->applied, c->pct_applied);
 	if (c->capped)
@@ -229,7 +233,8 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 			   "functions (%s%%); %s%% of all profile records\n"
 			   "samples applied: %" PRIu64 " of the %" PRIu64 " samples of the applied "
 			   "functions (%s%%); %s%% of all profile samples\n"
-			   "functions not applied: %" PRIu64 ": in the profile, but clang reported no "
+			   "functions not applied: %" PRIu64
+			   ": in the profile, but clang reported no "
 			   "coverage for them (not compiled in this configuration, renamed, no line "
 			   "information, or TOTAL 0)\n",
 			   c->records_applied, c->records, c->pct_records, c->pct_records_all,

@@ -288,8 +288,7 @@ int kpgo_afdo_cov_log_feed(struct kpgo_afdo_cov_log *log, const void *data, size
 /* The last line (without a newline), then merges the repeats. */
 int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *err);
 /* Feeds the whole file at @path and finishes. */
-int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path,
-			   struct kpgo_error *err);
+int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path, struct kpgo_error *err);
 
 /* --- the report (afdo-report.c) ------------------------------------------ */
 

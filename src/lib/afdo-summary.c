@@ -49,24 +49,24 @@ int kpgo_afdo_summary_set_files(struct kpgo_afdo_summary *s, const char *output,
 }
 
 /* The counts, in the order of the document: one table for the writer and the reader. */
-#define COUNTS(X)                                                                  \
-	X("profile_objects", s->profile_objects)                                   \
-	X("objects", s->st.objects)                                                \
-	X("functions", s->st.functions)                                            \
-	X("lines", s->st.lines)                                                    \
-	X("samples", s->st.samples)                                                \
-	X("unexecuted", s->st.unexecuted)                                          \
-	X("ambiguous_names", s->st.ambiguous_names)                                \
-	X("ambiguous_definitions", s->st.ambiguous_defs)                           \
-	X("ambiguous_samples", s->st.ambiguous_samples)                            \
-	X("weak_names", s->st.weak_names)                                          \
-	X("weak_definitions", s->st.weak_defs)                                     \
-	X("merged_definitions", s->st.merged_defs)                                 \
-	X("merged_copies", s->st.merged_copies)                                    \
-	X("unplaced_lines", s->st.unplaced_lines)                                  \
-	X("unplaced_samples", s->st.unplaced_samples)                              \
-	X("far_lines", s->st.far_lines)                                            \
-	X("negative_counts", s->st.negative_counts)                                \
+#define COUNTS(X)                                                                                  \
+	X("profile_objects", s->profile_objects)                                                   \
+	X("objects", s->st.objects)                                                                \
+	X("functions", s->st.functions)                                                            \
+	X("lines", s->st.lines)                                                                    \
+	X("samples", s->st.samples)                                                                \
+	X("unexecuted", s->st.unexecuted)                                                          \
+	X("ambiguous_names", s->st.ambiguous_names)                                                \
+	X("ambiguous_definitions", s->st.ambiguous_defs)                                           \
+	X("ambiguous_samples", s->st.ambiguous_samples)                                            \
+	X("weak_names", s->st.weak_names)                                                          \
+	X("weak_definitions", s->st.weak_defs)                                                     \
+	X("merged_definitions", s->st.merged_defs)                                                 \
+	X("merged_copies", s->st.merged_copies)                                                    \
+	X("unplaced_lines", s->st.unplaced_lines)                                                  \
+	X("unplaced_samples", s->st.unplaced_samples)                                              \
+	X("far_lines", s->st.far_lines)                                                            \
+	X("negative_counts", s->st.negative_counts)                                                \
 	X("gcov_messages", s->gcov_messages)
 
 int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out)
@@ -116,8 +116,8 @@ static int get_count(const struct kpgo_json *doc, const char *key, void *field, 
 	return 0;
 }
 
-static int parse_doc(struct kpgo_afdo_summary *s, const struct kpgo_json *doc,
-		     struct kpgo_error *err)
+static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *doc,
+			 struct kpgo_error *err)
 {
 	const char *output, *sha, *defs, *first;
 	int r = 0;
@@ -131,8 +131,8 @@ static int parse_doc(struct kpgo_afdo_summary *s, const struct kpgo_json *doc,
 		return r;
 	if (!sha256_hex_ok(sha))
 		return kpgo_error_set(err, -EINVAL, "'output_sha256' is not a sha256");
-#define READ(key, field)                                                   \
-	if (!r)                                                            \
+#define READ(key, field)                                                                           \
+	if (!r)                                                                                    \
 		r = get_count(doc, key, &(field), sizeof(field), err);
 	COUNTS(READ)
 #undef READ
@@ -150,35 +150,35 @@ static int parse_doc(struct kpgo_afdo_summary *s, const struct kpgo_json *doc,
 	return 0;
 }
 
+static int parse_doc(void *ctx, const struct kpgo_json *doc, struct kpgo_error *err)
+{
+	int r = parse_members(ctx, doc, err);
+
+	if (r)
+		kpgo_error_prefix(err, "not a summary of kpgo afdo");
+	return r;
+}
+
 int kpgo_afdo_summary_parse(struct kpgo_afdo_summary *s, const char *text, size_t len,
 			    struct kpgo_error *err)
 {
-	struct kpgo_json doc;
 	int r;
 
 	kpgo_afdo_summary_release(s);
-	r = kpgo_json_parse(text, len, NULL, &doc, err);
+	r = kpgo_json_doc_parse(text, len, parse_doc, s, err);
 	if (r)
-		return r;
-	r = parse_doc(s, &doc, err);
-	kpgo_json_release(&doc);
-	if (r) {
-		kpgo_error_prefix(err, "not a summary of kpgo afdo");
 		kpgo_afdo_summary_release(s);
-	}
 	return r;
 }
 
 int kpgo_afdo_summary_read(struct kpgo_afdo_summary *s, const char *path, struct kpgo_error *err)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r = kpgo_read_file(path, &sb, KPGO_AFDO_SUMMARY_MAX);
+	int r;
 
+	kpgo_afdo_summary_release(s);
+	r = kpgo_json_doc_read(path, KPGO_AFDO_SUMMARY_MAX, parse_doc, s, err);
 	if (r)
-		r = kpgo_error_set(err, r, "%s", r == -EFBIG ? "larger than 64 MiB" : strerror(-r));
-	else
-		r = kpgo_afdo_summary_parse(s, sb.buf, sb.len, err);
-	strbuf_release(&sb);
+		kpgo_afdo_summary_release(s);
 	return r;
 }
 

@@ -163,9 +163,8 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
  *
  * Returns 0 or -ENOMEM.
  */
-int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
-		    struct strbuf *out, struct strbuf *defs, struct kpgo_afdo_stats *st,
-		    struct kpgo_strlist *ambiguous);
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx, struct strbuf *out,
+		    struct strbuf *defs, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
 
 /* --- gcov's documents and their names (afdo-shape.c) --------------------- */
 

@@ -236,8 +236,7 @@ static int parse_line(void *ctx, char *s, size_t len)
 		kind = KPGO_WARN_DROPPED;
 	} else if (starts_with(msg, msg_len, "source locations for function ")) {
 		kind = KPGO_WARN_LINES;
-	} else if (msg_len >= strlen("profile for function ") +
-				      strlen(" not found in profile data") &&
+	} else if (msg_len >= strlen("profile for function ") + strlen(" not found in profile data") &&
 		   starts_with(msg, msg_len, "profile for function ") &&
 		   ends_with(msg, msg_len, " not found in profile data")) {
 		kind = KPGO_WARN_NOFUNC;
@@ -261,8 +260,8 @@ static int parse_line(void *ctx, char *s, size_t len)
 	} else {
 		kind = KPGO_WARN_OTHER;
 	}
-	r = add_warning(log, kind, obj, obj_len, where, where_len, fn, fn_len,
-			msg, kind == KPGO_WARN_OTHER ? msg_len : 0);
+	r = add_warning(log, kind, obj, obj_len, where, where_len, fn, fn_len, msg,
+			kind == KPGO_WARN_OTHER ? msg_len : 0);
 	strbuf_release(&noobj);
 	return r;
 }
@@ -346,8 +345,8 @@ static size_t kind_start(const struct kpgo_buildlog *log, enum kpgo_warn_kind ki
 	return lo;
 }
 
-bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-		       const char *obj, const char *fn)
+bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, const char *obj,
+		       const char *fn)
 {
 	size_t lo = kind_start(log, kind), hi = log->n, i;
 
@@ -367,8 +366,7 @@ bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind
 	return false;
 }
 
-int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-			size_t *count)
+int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, size_t *count)
 {
 	size_t start = kind_start(log, kind), end = start, i, n = 0;
 	const struct kpgo_warning **v;

@@ -103,11 +103,10 @@ int kpgo_buildlog_read(struct kpgo_buildlog *log, const char *path, struct kpgo_
  * them. A function with both a %KPGO_WARN_DROPPED and a %KPGO_WARN_LINES
  * warning counts as dropped only. Needs a finished log.
  */
-int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-			size_t *count);
+int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, size_t *count);
 
 /* Whether the finished log has a warning of @kind for @fn in @obj. */
-bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-		       const char *obj, const char *fn);
+bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, const char *obj,
+		       const char *fn);
 
 #endif

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "config.h"
 #include "kernel.h"
 
-#define MAX_DEPTH 64
 #define GCDA_FILE_MAX (256u << 20)
 
 struct walk {
@@ -23,15 +21,9 @@ struct walk {
 	struct kpgo_error *err;
 };
 
-static bool ends_with(const char *s, const char *suffix)
+static int read_one(void *ctx, int dirfd, const char *name)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n > m && !strcmp(s + n - m, suffix);
-}
-
-static int read_one(struct walk *w, int dirfd, const char *name)
-{
+	struct walk *w = ctx;
 	struct kpgo_gcda g;
 	char *dup;
 	int fd, r;
@@ -45,8 +37,8 @@ static int read_one(struct walk *w, int dirfd, const char *name)
 			w->st->vanished++;
 			return 0;
 		}
-		return kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top, w->path.buf,
-				      strerror(errno));
+		return kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
+				      w->path.buf, strerror(errno));
 	}
 	strbuf_reset(&w->data);
 	r = kpgo_read_fd(fd, &w->data, GCDA_FILE_MAX);
@@ -82,80 +74,21 @@ static int read_one(struct walk *w, int dirfd, const char *name)
 	return 0;
 }
 
-static int walk_dir(struct walk *w, int dfd, int depth)
-{
-	size_t base = w->path.len;
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
-
-	if (depth > MAX_DEPTH)
-		return kpgo_error_set(w->err, -ELOOP, "directories nested too deep below '%s'",
-				      w->top);
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return kpgo_error_set(w->err, -errno, "cannot list '%s/%s': %s", w->top,
-				      w->path.buf, strerror(errno));
-	}
-	while (!r && (errno = 0, de = readdir(d))) {
-		unsigned char type = de->d_type;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-		}
-		if (type != DT_DIR && !(type == DT_REG && ends_with(de->d_name, ".gcda")))
-			continue;
-		w->path.len = base;
-		w->path.buf[base] = '\0';
-		if ((base && strbuf_addch(&w->path, '/')) || strbuf_addstr(&w->path, de->d_name)) {
-			r = kpgo_error_set(w->err, -ENOMEM, "out of memory");
-			break;
-		}
-		if (type == DT_DIR) {
-			int fd = openat(dirfd(d), de->d_name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (fd < 0) {
-				if (errno == ENOENT)
-					continue;
-				r = kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
-						   w->path.buf, strerror(errno));
-				break;
-			}
-			r = walk_dir(w, fd, depth + 1);
-		} else {
-			r = read_one(w, dirfd(d), de->d_name);
-		}
-	}
-	if (!r && errno && errno != ENOENT)
-		r = kpgo_error_set(w->err, -errno, "cannot list '%s': %s", w->top, strerror(errno));
-	closedir(d);
-	w->path.len = base;
-	if (w->path.alloc)
-		w->path.buf[base] = '\0';
-	return r;
-}
-
 int kpgo_collect_dir(const char *dir, struct kpgo_profile *p, struct kpgo_collect_stats *st,
 		     struct kpgo_error *err)
 {
 	struct walk w = {
-		.p = p, .st = st, .path = STRBUF_INIT, .data = STRBUF_INIT, .top = dir, .err = err,
+		.p = p,
+		.st = st,
+		.path = STRBUF_INIT,
+		.data = STRBUF_INIT,
+		.top = dir,
+		.err = err,
 	};
-	int fd, r;
+	int r;
 
 	memset(st, 0, sizeof(*st));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "cannot open '%s': %s", dir, strerror(errno));
-	r = walk_dir(&w, fd, 0);
+	r = kpgo_walk_files(dir, ".gcda", NULL, &w.path, read_one, &w, err);
 	strbuf_release(&w.path);
 	strbuf_release(&w.data);
 	return r;
@@ -323,15 +256,12 @@ int kpgo_collect_profile(const struct kpgo_collect_request *rq, struct kpgo_prof
 		snprintf(cc, sizeof(cc), "gcc %u.%u", v.major, v.minor);
 	if (kpgo_manifest_set_u64(m, MF_FORMAT, KPGO_FORMAT_VERSION) ||
 	    kpgo_manifest_set(m, MF_RELEASE, release) ||
-	    kpgo_manifest_set(m, MF_BUILD_ID, build_id) ||
-	    kpgo_manifest_set(m, MF_ARCH, arch) ||
+	    kpgo_manifest_set(m, MF_BUILD_ID, build_id) || kpgo_manifest_set(m, MF_ARCH, arch) ||
 	    kpgo_manifest_set(m, MF_GCOV_VERSION, "????") ||
 	    kpgo_manifest_set(m, MF_BUILD_ROOT, root) ||
-	    kpgo_manifest_set(m, MF_WORKLOAD, rq->workload) ||
-	    kpgo_manifest_set(m, MF_HOST, host) ||
+	    kpgo_manifest_set(m, MF_WORKLOAD, rq->workload) || kpgo_manifest_set(m, MF_HOST, host) ||
 	    (rq->live && kpgo_manifest_set(m, MF_WINDOW_START, tstart)) ||
-	    kpgo_manifest_set(m, MF_WINDOW_END, tend) ||
-	    kpgo_manifest_set_u64(m, MF_RUNS, 1) ||
+	    kpgo_manifest_set(m, MF_WINDOW_END, tend) || kpgo_manifest_set_u64(m, MF_RUNS, 1) ||
 	    kpgo_manifest_set_u64(m, MF_MERGED, 1) ||
 	    kpgo_manifest_set_u64(m, MF_VANISHED, st->vanished) ||
 	    (*cc && kpgo_manifest_set(m, MF_COMPILER, cc)) ||

@@ -7,9 +7,9 @@
 #include "profile.h"
 
 struct kpgo_collect_stats {
-	size_t files;	   /* .gcda files read */
-	size_t vanished;   /* gone between listing and reading (module unload) */
-	size_t outside;	   /* dropped: outside the build root */
+	size_t files;	    /* .gcda files read */
+	size_t vanished;    /* gone between listing and reading (module unload) */
+	size_t outside;	    /* dropped: outside the build root */
 	uint64_t raw_bytes; /* bytes read */
 };
 

@@ -11,39 +11,6 @@ void kpgo_jw_init(struct kpgo_json_writer *w, struct strbuf *out)
 	w->out = out;
 }
 
-/* The length of the UTF-8 sequence at @s (well-formed, RFC 3629), 0 if there is none. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 int kpgo_json_quote(struct strbuf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -53,20 +20,41 @@ int kpgo_json_quote(struct strbuf *out, const char *s)
 		size_t n;
 
 		switch (*p) {
-		case '"': r = strbuf_addstr(out, "\\\""); p++; continue;
-		case '\\': r = strbuf_addstr(out, "\\\\"); p++; continue;
-		case '\b': r = strbuf_addstr(out, "\\b"); p++; continue;
-		case '\f': r = strbuf_addstr(out, "\\f"); p++; continue;
-		case '\n': r = strbuf_addstr(out, "\\n"); p++; continue;
-		case '\r': r = strbuf_addstr(out, "\\r"); p++; continue;
-		case '\t': r = strbuf_addstr(out, "\\t"); p++; continue;
+		case '"':
+			r = strbuf_addstr(out, "\\\"");
+			p++;
+			continue;
+		case '\\':
+			r = strbuf_addstr(out, "\\\\");
+			p++;
+			continue;
+		case '\b':
+			r = strbuf_addstr(out, "\\b");
+			p++;
+			continue;
+		case '\f':
+			r = strbuf_addstr(out, "\\f");
+			p++;
+			continue;
+		case '\n':
+			r = strbuf_addstr(out, "\\n");
+			p++;
+			continue;
+		case '\r':
+			r = strbuf_addstr(out, "\\r");
+			p++;
+			continue;
+		case '\t':
+			r = strbuf_addstr(out, "\\t");
+			p++;
+			continue;
 		}
 		if (*p < 0x20) {
 			r = strbuf_addf(out, "\\u%04x", *p);
 			p++;
 			continue;
 		}
-		n = utf8_len(p);
+		n = kpgo_utf8_len(p);
 		if (n) {
 			r = strbuf_add(out, p, n);
 			p += n;

@@ -126,7 +126,9 @@ static int parse_string(struct parser *p, char **out, size_t *len)
 			return fail(p, "unterminated string");
 		c = (unsigned char)p->t[p->pos++];
 		switch (c) {
-		case '"': case '\\': case '/': r = strbuf_addch(sb, (char)c); break;
+		case '"':
+		case '\\':
+		case '/': r = strbuf_addch(sb, (char)c); break;
 		case 'b': r = strbuf_addch(sb, '\b'); break;
 		case 'f': r = strbuf_addch(sb, '\f'); break;
 		case 'n': r = strbuf_addch(sb, '\n'); break;
@@ -155,9 +157,7 @@ static int parse_string(struct parser *p, char **out, size_t *len)
 			r = add_utf8(sb, cp);
 			break;
 		}
-		default:
-			p->pos--;
-			return fail(p, "bad escape in string");
+		default: p->pos--; return fail(p, "bad escape in string");
 		}
 		if (r)
 			return kpgo_error_set(p->err, -ENOMEM, "out of memory");
@@ -216,8 +216,7 @@ static int parse_number(struct parser *p, struct kpgo_json *out)
 	return 0;
 }
 
-static int literal(struct parser *p, const char *word, enum kpgo_json_type t,
-		   struct kpgo_json *out)
+static int literal(struct parser *p, const char *word, enum kpgo_json_type t, struct kpgo_json *out)
 {
 	size_t n = strlen(word);
 
@@ -266,7 +265,8 @@ static int check_unique_keys(struct parser *p, const struct kpgo_json *j)
 	qsort(keys, j->n, sizeof(*keys), cmp_key);
 	for (i = 1; i < j->n && !r; i++)
 		if (!strcmp(keys[i - 1], keys[i]))
-			r = kpgo_error_set(p->err, -EINVAL, "key '%.200s' twice in an object before offset %zu",
+			r = kpgo_error_set(p->err, -EINVAL,
+					   "key '%.200s' twice in an object before offset %zu",
 					   keys[i], p->pos);
 	free(keys);
 	return r;
@@ -434,11 +434,50 @@ static int member(const struct kpgo_json *obj, const char *key, enum kpgo_json_t
 	return 0;
 }
 
+size_t kpgo_utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* No control characters, and UTF-8: what kpgo's writer writes. */
 static bool text_ok(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = kpgo_utf8_len(p);
+
+		if (!n || *p < 0x20 || *p == 0x7f)
 			return false;
+		p += n;
+	}
 	return true;
 }
 
@@ -457,8 +496,8 @@ int kpgo_json_get_u64(const struct kpgo_json *obj, const char *key, uint64_t *v,
 	return 0;
 }
 
-int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullable,
-		       const char **s, struct kpgo_error *err)
+int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullable, const char **s,
+		       struct kpgo_error *err)
 {
 	const struct kpgo_json *j = kpgo_json_get(obj, key);
 	int r;
@@ -471,7 +510,8 @@ int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullab
 	if (r)
 		return r;
 	if (!text_ok(j->s))
-		return kpgo_error_set(err, -EINVAL, "'%s' has control characters", key);
+		return kpgo_error_set(err, -EINVAL, "'%s' has control characters or is not UTF-8",
+				      key);
 	*s = j->s;
 	return 0;
 }
@@ -489,5 +529,34 @@ int kpgo_json_get_textlist(const struct kpgo_json *obj, const char *key, struct 
 		if (kpgo_strlist_add(l, j->v[i].s))
 			return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
+	return r;
+}
+
+int kpgo_json_doc_parse(const char *text, size_t len, kpgo_json_doc_fn fn, void *ctx,
+			struct kpgo_error *err)
+{
+	struct kpgo_json doc;
+	int r = kpgo_json_parse(text, len, NULL, &doc, err);
+
+	if (r)
+		return r;
+	r = fn(ctx, &doc, err);
+	kpgo_json_release(&doc);
+	return r;
+}
+
+int kpgo_json_doc_read(const char *path, size_t max, kpgo_json_doc_fn fn, void *ctx,
+		       struct kpgo_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = kpgo_read_file(path, &sb, max);
+
+	if (r == -EFBIG)
+		r = kpgo_error_set(err, r, "larger than %zu MiB", max >> 20);
+	else if (r)
+		r = kpgo_error_set(err, r, "%s", strerror(-r));
+	else
+		r = kpgo_json_doc_parse(sb.buf, sb.len, fn, ctx, err);
+	strbuf_release(&sb);
 	return r;
 }

@@ -124,7 +124,8 @@ int kpgo_gcov_probe(const char *debugfs, bool may_mount, bool *mounted, char *wh
 		goto out;
 	}
 	if (may_mount && (statfs(debugfs, &sfs) < 0 || sfs.f_type != DEBUGFS_MAGIC)) {
-		if (mount("debugfs", debugfs, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		if (mount("debugfs", debugfs, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) <
+		    0) {
 			snprintf(why, len, "debugfs is not mounted at '%s' and cannot be: %s",
 				 debugfs, strerror(errno));
 			goto out;
@@ -135,8 +136,7 @@ int kpgo_gcov_probe(const char *debugfs, bool may_mount, bool *mounted, char *wh
 			goto out;
 		}
 	}
-	snprintf(why, len, "no '%s': the kernel is not instrumented (CONFIG_GCOV_KERNEL)",
-		 gcov.buf);
+	snprintf(why, len, "no '%s': the kernel is not instrumented (CONFIG_GCOV_KERNEL)", gcov.buf);
 	if (*mounted) {
 		umount2(debugfs, MNT_DETACH);
 		*mounted = false;
@@ -233,7 +233,8 @@ int kpgo_kernel_config_gcov(const char *release, const char *image, const char *
 		if (i == 0)
 			r = strbuf_addf(path, "/boot/config-%s", release);
 		else if (i == 1 && slash)
-			r = strbuf_addf(path, "%.*s/config-%s", (int)(slash - image), image, release);
+			r = strbuf_addf(path, "%.*s/config-%s", (int)(slash - image), image,
+					release);
 		else if (i == 2)
 			r = strbuf_addf(path, "/lib/modules/%s/config", release);
 		else if (i == 3)

@@ -18,7 +18,7 @@ struct kpgo_records {
 	int fd;
 	bool reading;
 	struct strbuf io; /* pending writes, then read-ahead */
-	size_t io_pos;    /* read position in @io */
+	size_t io_pos;	  /* read position in @io */
 	struct strbuf name;
 	struct strbuf data;
 };

@@ -258,7 +258,8 @@ int kpgo_report_format_counts(const struct kpgo_report *r, struct strbuf *out)
 			   "profile objects applied, weighted by counts: %s%%\n"
 			   "profile functions: %" PRIu64 "\n"
 			   "profile functions in objects not compiled: %" PRIu64 "\n"
-			   "profile functions dropped (control flow or counters changed): %" PRIu64 "\n"
+			   "profile functions dropped (control flow or counters changed): %" PRIu64
+			   "\n"
 			   "profile functions stale but applied (source lines moved): %" PRIu64 "\n"
 			   "profile functions applied, at most: %" PRIu64 " (%s%%)\n"
 			   "profile functions applied: %" PRIu64 " (%s%%)\n"
@@ -273,8 +274,7 @@ int kpgo_report_format_counts(const struct kpgo_report *r, struct strbuf *out)
 }
 
 /* The warnings of @kind as "object<TAB>where<TAB>function" lines (or object only). */
-static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind,
-			   struct strbuf *out)
+static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind, struct strbuf *out)
 {
 	const struct kpgo_buildlog *log = &r->log;
 	const char *last_obj = NULL;
@@ -302,9 +302,7 @@ static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind
 				ret = strbuf_addf(out, "%s\n", w->obj);
 			last_obj = w->obj;
 			break;
-		default:
-			ret = strbuf_addf(out, "%s\t%s\t%s\n", w->obj, w->where, w->msg);
-			break;
+		default: ret = strbuf_addf(out, "%s\t%s\t%s\n", w->obj, w->where, w->msg); break;
 		}
 	}
 	return ret;
@@ -316,7 +314,8 @@ int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
 		enum kpgo_warn_kind kind;
 		const char *title;
 	} sections[] = {
-		{ KPGO_WARN_DROPPED, "functions dropped (profile not used): object, where, function" },
+		{ KPGO_WARN_DROPPED,
+		  "functions dropped (profile not used): object, where, function" },
 		{ KPGO_WARN_LINES,
 		  "functions stale but applied (source lines moved): object, where, function" },
 		{ KPGO_WARN_KINDS, "profile objects not compiled in this build" },
@@ -327,7 +326,8 @@ int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
 	size_t i, j;
 	int ret = 0;
 
-	ret |= strbuf_addf(out, "kpgo profile report for kernel %s\nprofile: %s\nprofile sha256: %s\n",
+	ret |= strbuf_addf(out,
+			   "kpgo profile report for kernel %s\nprofile: %s\nprofile sha256: %s\n",
 			   r->head.release.buf, r->head.profile, r->head.profile_sha256);
 	for (i = 0; r->head.headers && i < r->head.headers->n; i++)
 		ret |= strbuf_addf(out, "%s\n", r->head.headers->items[i]);

@@ -20,7 +20,7 @@ enum kpgo_run_stdio {
 	KPGO_RUN_DEVNULL,
 	KPGO_RUN_STDERR,  /* standard output only: into kpgo's standard error */
 	KPGO_RUN_CAPTURE, /* standard output only: read into @out */
-	KPGO_RUN_FD,      /* standard error only: into @err_fd */
+	KPGO_RUN_FD,	  /* standard error only: into @err_fd */
 };
 
 /**
@@ -52,7 +52,10 @@ struct kpgo_run {
 };
 
 /* The defaults: nothing redirected, here, no time limit. */
-#define KPGO_RUN_INIT { .dirfd = -1 }
+#define KPGO_RUN_INIT                                                                              \
+	{                                                                                          \
+		.dirfd = -1                                                                        \
+	}
 
 /**
  * struct kpgo_run_result - how it went

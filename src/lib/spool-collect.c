@@ -68,8 +68,8 @@ static int collect_locked(struct kpgo_spool *sp, const struct kpgo_collect_reque
 		goto out;
 	}
 	res->what = KPGO_SPOOL_COLLECTED;
-	if (o->reset && kpgo_gcov_reset(rq->gcov_dir, rq->live, &res->reset_unrecorded,
-					&res->reset_err))
+	if (o->reset &&
+	    kpgo_gcov_reset(rq->gcov_dir, rq->live, &res->reset_unrecorded, &res->reset_err))
 		res->reset_failed = true;
 out:
 	kpgo_profile_release(&p);
@@ -83,8 +83,11 @@ int kpgo_spool_collect(const char *spool_dir, const struct kpgo_spool_collect_op
 {
 	const char *debugfs = o->debugfs ? o->debugfs : KPGO_DEBUGFS_DEFAULT;
 	struct kpgo_collect_request rq = {
-		.gcov_dir = o->gcov_dir, .workload = o->workload, .build_root = o->build_root,
-		.release = o->release, .build_id = o->build_id,
+		.gcov_dir = o->gcov_dir,
+		.workload = o->workload,
+		.build_root = o->build_root,
+		.release = o->release,
+		.build_id = o->build_id,
 	};
 	struct strbuf gcov = STRBUF_INIT;
 	struct kpgo_spool sp;
@@ -98,7 +101,8 @@ int kpgo_spool_collect(const char *spool_dir, const struct kpgo_spool_collect_op
 		return r;
 	if (o->gcov_dir) {
 		if (access(o->gcov_dir, F_OK) < 0) {
-			snprintf(res->why, sizeof(res->why), "'%s': %s", o->gcov_dir, strerror(errno));
+			snprintf(res->why, sizeof(res->why), "'%s': %s", o->gcov_dir,
+				 strerror(errno));
 			return 0;
 		}
 	} else {

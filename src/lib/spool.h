@@ -73,8 +73,8 @@ int kpgo_spool_clean_tmp(struct kpgo_spool *sp, size_t *removed, struct kpgo_err
  * Hashes the file, fsyncs it and renames it to its name in the spool
  * (never replacing a file), then fsyncs the spool directory.
  */
-int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when,
-		       const char *host, char name[KPGO_SPOOL_NAME_MAX], struct kpgo_error *err);
+int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when, const char *host,
+		       char name[KPGO_SPOOL_NAME_MAX], struct kpgo_error *err);
 
 /**
  * struct kpgo_spool_item - one finished profile
@@ -274,7 +274,7 @@ struct kpgo_upload_event {
 	enum kpgo_upload_what what;
 	const struct kpgo_spool_item *item;
 	const struct kpgo_spool_state *state; /* after this event */
-	const char *detail; /* why it failed or was rejected */
+	const char *detail;		      /* why it failed or was rejected */
 };
 
 struct kpgo_upload_result {

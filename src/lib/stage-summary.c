@@ -72,8 +72,8 @@ int kpgo_stage_summary_json(const struct kpgo_stage_summary *s, struct strbuf *o
 	return kpgo_jw_finish(&w);
 }
 
-static int parse_doc(struct kpgo_stage_summary *s, const struct kpgo_json *doc,
-		     struct kpgo_error *err)
+static int parse_members(struct kpgo_stage_summary *s, const struct kpgo_json *doc,
+			 struct kpgo_error *err)
 {
 	const char *profile, *sha;
 	int r;
@@ -98,36 +98,35 @@ static int parse_doc(struct kpgo_stage_summary *s, const struct kpgo_json *doc,
 	return s->profile ? 0 : kpgo_error_set(err, -ENOMEM, "out of memory");
 }
 
-int kpgo_stage_summary_parse(struct kpgo_stage_summary *s, const char *text, size_t len,
-			     struct kpgo_error *err)
+static int parse_doc(void *ctx, const struct kpgo_json *doc, struct kpgo_error *err)
 {
-	struct kpgo_json doc;
-	int r;
+	int r = parse_members(ctx, doc, err);
 
-	kpgo_stage_summary_release(s);
-	r = kpgo_json_parse(text, len, NULL, &doc, err);
 	if (r)
-		return r;
-	r = parse_doc(s, &doc, err);
-	kpgo_json_release(&doc);
-	if (r) {
 		kpgo_error_prefix(err, "not a summary of kpgo stage");
-		kpgo_stage_summary_release(s);
-	}
 	return r;
 }
 
-int kpgo_stage_summary_read(struct kpgo_stage_summary *s, const char *path,
-			    struct kpgo_error *err)
+int kpgo_stage_summary_parse(struct kpgo_stage_summary *s, const char *text, size_t len,
+			     struct kpgo_error *err)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r = kpgo_read_file(path, &sb, SUMMARY_MAX);
+	int r;
 
+	kpgo_stage_summary_release(s);
+	r = kpgo_json_doc_parse(text, len, parse_doc, s, err);
 	if (r)
-		r = kpgo_error_set(err, r, "%s", r == -EFBIG ? "larger than 64 MiB" : strerror(-r));
-	else
-		r = kpgo_stage_summary_parse(s, sb.buf, sb.len, err);
-	strbuf_release(&sb);
+		kpgo_stage_summary_release(s);
+	return r;
+}
+
+int kpgo_stage_summary_read(struct kpgo_stage_summary *s, const char *path, struct kpgo_error *err)
+{
+	int r;
+
+	kpgo_stage_summary_release(s);
+	r = kpgo_json_doc_read(path, SUMMARY_MAX, parse_doc, s, err);
+	if (r)
+		kpgo_stage_summary_release(s);
 	return r;
 }
 
@@ -156,8 +155,8 @@ int kpgo_stage_summary_lists(const struct kpgo_stage_summary *s, size_t max, str
 
 int kpgo_stage_summary_report(const struct kpgo_stage_summary *s, struct strbuf *out)
 {
-	int r = strbuf_addf(out, "profile: %s\npayload_sha256: %s\nstaged: %" PRIu64 "\n", s->profile,
-			    s->payload_sha256, s->staged);
+	int r = strbuf_addf(out, "profile: %s\npayload_sha256: %s\nstaged: %" PRIu64 "\n",
+			    s->profile, s->payload_sha256, s->staged);
 
 	return r ? r : kpgo_stage_summary_lists(s, SIZE_MAX, out);
 }

@@ -55,8 +55,7 @@ int kpgo_stage_summary_json(const struct kpgo_stage_summary *s, struct strbuf *o
  */
 int kpgo_stage_summary_parse(struct kpgo_stage_summary *s, const char *text, size_t len,
 			     struct kpgo_error *err);
-int kpgo_stage_summary_read(struct kpgo_stage_summary *s, const char *path,
-			    struct kpgo_error *err);
+int kpgo_stage_summary_read(struct kpgo_stage_summary *s, const char *path, struct kpgo_error *err);
 
 /*
  * The three lists as kpgo stage prints them: "TITLE: N", then at most

@@ -34,8 +34,8 @@ void kpgo_summary_release(struct kpgo_summary *s)
 }
 
 /* Keeps the @n largest in @top (sorted, descending). */
-static int hot_add(struct kpgo_hot *top, size_t n, size_t *used, const char *path,
-		   uint32_t ident, uint32_t cksum, uint64_t count)
+static int hot_add(struct kpgo_hot *top, size_t n, size_t *used, const char *path, uint32_t ident,
+		   uint32_t cksum, uint64_t count)
 {
 	char *dup;
 	size_t i;

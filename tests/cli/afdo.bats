@@ -461,6 +461,7 @@ prof_of() {
     run --separate-stderr kpgo afdo --gcov "$W/bin/chatty" -o "$W/out.txt" --defs "$W/defs" \
         --summary "$W/sum.json" "$W/p.kpgo"
     assert_success
+    # shellcheck disable=SC2154 # run --separate-stderr sets it
     said=$stderr
     # The --json document, and the sha256 of what it names.
     [ "$(kpgo afdo -q --gcov "$W/bin/chatty" --json -o "$W/out2.txt" --defs "$W/defs2" "$W/p.kpgo" |
@@ -503,7 +504,7 @@ json.dump(d, open(sys.argv[3], "w"))
 ' "$W/sum.json" "$W/esc.json" "$W/short.json"
     run kpgo report -q --afdo "$W/out.txt" --afdo-summary "$W/esc.json" -t "$W/obj" -l "$W/build.log" -o "$W/r"
     assert_failure 1
-    assert_output "kpgo: cannot read '$W/esc.json': not a summary of kpgo afdo: 'gcov_first_message' has control characters"
+    assert_output "kpgo: cannot read '$W/esc.json': not a summary of kpgo afdo: 'gcov_first_message' has control characters or is not UTF-8"
     run kpgo report -q --afdo "$W/out.txt" --afdo-summary "$W/short.json" -t "$W/obj" -l "$W/build.log" -o "$W/r"
     assert_failure 1
     assert_output "kpgo: cannot read '$W/short.json': not a summary of kpgo afdo: 'functions' is missing"

@@ -178,10 +178,11 @@ assert d == {"compiler": "gcc", "cflags": sys.argv[2], "ldflags": ""}, d
     for args in "--compiler clang" "--compiler clang --sample-profile /p --profile-dir /d" \
         "--compiler clang --sample-profile /p --partial-training" "--sample-profile /p" \
         "--compiler icc" "--compiler clang --sample-profile /p --ld --make" "--ld --json"; do
-        run kpgo flags $args
+        read -ra words <<<"$args"
+        run kpgo flags "${words[@]}"
         assert_failure 2
     done
-    for p in "a b" "a'b" 'a"b' 'a\b' 'a$b' "" $'a\tb'; do
+    for p in "a b" "a'b" 'a"b' 'a\b' "a\$b" "" $'a\tb'; do
         run kpgo flags --compiler clang --sample-profile "$p"
         assert_failure 2
         assert_line --index 0 --partial "the sample profile must not be empty nor contain"

@@ -107,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      s->records_applied == b.sites[i].records_applied);
 			check(s->line && s->ordinal && (s->has_records || s->has_samples));
 			check(s->records_applied <= s->records && s->samples_applied <= s->samples);
-			check(!i || strcmp(a.sites[i - 1].file, s->file) || a.sites[i - 1].line != s->line ||
+			check(!i || strcmp(a.sites[i - 1].file, s->file) ||
+			      a.sites[i - 1].line != s->line ||
 			      a.sites[i - 1].ordinal != s->ordinal);
 		}
 	}

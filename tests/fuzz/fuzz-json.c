@@ -39,19 +39,14 @@ static void check_tree(const struct kpgo_json *j, unsigned depth)
 
 	check(depth <= KPGO_JSON_DEPTH_MAX + 1);
 	switch (j->type) {
-	case KPGO_JSON_STRING:
-		check(j->s && strlen(j->s) == j->len && !j->n);
-		break;
-	case KPGO_JSON_ARRAY:
-		check(!j->k && !j->s && (j->n == 0 || j->v));
-		break;
+	case KPGO_JSON_STRING: check(j->s && strlen(j->s) == j->len && !j->n); break;
+	case KPGO_JSON_ARRAY: check(!j->k && !j->s && (j->n == 0 || j->v)); break;
 	case KPGO_JSON_OBJECT:
 		check(!j->s && (j->n == 0 || (j->v && j->k)));
 		for (i = 0; i < j->n; i++)
 			check(j->k[i] && kpgo_json_get(j, j->k[i]) == &j->v[i]);
 		break;
-	default:
-		check(!j->s && !j->n && !j->v && !j->k);
+	default: check(!j->s && !j->n && !j->v && !j->k);
 	}
 	for (i = 0; i < j->n; i++)
 		check_tree(&j->v[i], depth + 1);
@@ -122,7 +117,8 @@ static void check_summaries(const char *text, size_t size)
 		      !strcmp(a.gcov_first_message.buf, a2.gcov_first_message.buf) &&
 		      same_list(&a.ambiguous, &a2.ambiguous) && same_list(&a.no_gcno, &a2.no_gcno));
 		strbuf_reset(&out);
-		check(kpgo_afdo_summary_format(&a, &out) == 0 && kpgo_afdo_summary_warning(&a, &out) == 0);
+		check(kpgo_afdo_summary_format(&a, &out) == 0 &&
+		      kpgo_afdo_summary_warning(&a, &out) == 0);
 	} else {
 		check(err.msg[0] != '\0' && !a.output);
 	}

@@ -227,9 +227,11 @@ static int seeds_buildlog(void)
 {
 	static const char log[] =
 		"  CC      kernel/fork.o\n"
-		"/src/kernel/fork.c: In function \xe2\x80\x98" "copy_process\xe2\x80\x99:\n"
+		"/src/kernel/fork.c: In function \xe2\x80\x98"
+		"copy_process\xe2\x80\x99:\n"
 		"/src/kernel/fork.c:10:5: warning: number of counters in profile data for function "
-		"\xe2\x80\x98" "copy_process\xe2\x80\x99 does not match its profile data "
+		"\xe2\x80\x98"
+		"copy_process\xe2\x80\x99 does not match its profile data "
 		"[-Wcoverage-mismatch]\n"
 		"/src/kernel/fork.c:11:5: warning: the control flow of function 'f' does not match "
 		"its profile data (counter 'arcs') [-Wcoverage-mismatch]\n"
@@ -330,9 +332,8 @@ static int seeds_json(void)
  */
 static int seeds_afdo_text(void)
 {
-	static const char afdo[] =
-		"clamp:3100:3100\n 1: 1600\n 2: 1500\n"
-		"main:6404:1\n 0: 1\n 3: 1601\n 4: 1600\n 5: 100\n 7: 1500\n";
+	static const char afdo[] = "clamp:3100:3100\n 1: 1600\n 2: 1500\n"
+				   "main:6404:1\n 0: 1\n 3: 1601\n 4: 1600\n 5: 100\n 7: 1500\n";
 	static const char llvm[] =
 		"# comment\n\nfoo:2300:10\n 0: 10\n 1.2: 100 bar:60 baz:40\n 5: callee:1000\n"
 		"  0: 500\n  2: deeper:10\n   0: 10\n 6: 1990\n_Z3barv:0:0\n 65535.7: 0";
@@ -350,15 +351,14 @@ static int seeds_afdo_text(void)
 		"applied\n"
 		"ld.lld: warning: t.c:9: 1 of 6 available profile records (16%) were applied";
 
-	static const char defs[] =
-		"# kpgo afdo defs 1\n"
-		"clamp\tprofile\t../include/./util.h\t1\n"
-		"helper\tleft-out\t../kernel/a.c\t5\n"
-		"helper\tleft-out\t/src/dir name/b.c\t9\n"
-		"main\tprofile\tmain.c\t11\n"
-		"# a comment\n"
-		"pick\tprofile\tmain.c\t23\n"
-		"pick\tweak\t../kernel/sys_ni.c\t4294967295";
+	static const char defs[] = "# kpgo afdo defs 1\n"
+				   "clamp\tprofile\t../include/./util.h\t1\n"
+				   "helper\tleft-out\t../kernel/a.c\t5\n"
+				   "helper\tleft-out\t/src/dir name/b.c\t9\n"
+				   "main\tprofile\tmain.c\t11\n"
+				   "# a comment\n"
+				   "pick\tprofile\tmain.c\t23\n"
+				   "pick\tweak\t../kernel/sys_ni.c\t4294967295";
 
 	return write_seed("afdo.txt", afdo, sizeof(afdo) - 1) ||
 	       write_seed("llvm.txt", llvm, sizeof(llvm) - 1) ||
@@ -377,13 +377,15 @@ static int seeds_elf(void)
 		Elf64_Shdr sh[3];
 	} im;
 	static const unsigned char notes[] = {
-		4, 0, 0, 0, 8, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0,
-		0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4,
+		4,   0,	  0,   0, 8,	0,    0,    0,	  3, 0, 0, 0,
+		'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4,
 	};
 	static const struct {
 		unsigned name, bind, type;
-	} syms[] = { { 1, STB_LOCAL, STT_FUNC }, { 7, STB_GLOBAL, STT_FUNC },
-		     { 14, STB_WEAK, STT_FUNC }, { 22, STB_GLOBAL, STT_OBJECT } };
+	} syms[] = { { 1, STB_LOCAL, STT_FUNC },
+		     { 7, STB_GLOBAL, STT_FUNC },
+		     { 14, STB_WEAK, STT_FUNC },
+		     { 22, STB_GLOBAL, STT_OBJECT } };
 	size_t i;
 
 	memset(&im, 0, sizeof(im));
@@ -418,14 +420,10 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(void);
 	} targets[] = {
-		{ "gcda", seeds_gcda },
-		{ "archive", seeds_archive },
-		{ "manifest", seeds_manifest },
-		{ "buildlog", seeds_buildlog },
-		{ "config", seeds_config },
-		{ "json", seeds_json },
-		{ "afdo-text", seeds_afdo_text },
-		{ "elf", seeds_elf },
+		{ "gcda", seeds_gcda },		  { "archive", seeds_archive },
+		{ "manifest", seeds_manifest },	  { "buildlog", seeds_buildlog },
+		{ "config", seeds_config },	  { "json", seeds_json },
+		{ "afdo-text", seeds_afdo_text }, { "elf", seeds_elf },
 	};
 	size_t i;
 

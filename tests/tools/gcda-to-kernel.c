@@ -168,8 +168,8 @@ static void write_file(const struct output *out, const char *name)
  */
 static unsigned int parse_major(const struct input *in, uint32_t version)
 {
-	unsigned char c[4] = {(unsigned char)(version >> 24), (unsigned char)(version >> 16),
-			      (unsigned char)(version >> 8), (unsigned char)version};
+	unsigned char c[4] = { (unsigned char)(version >> 24), (unsigned char)(version >> 16),
+			       (unsigned char)(version >> 8), (unsigned char)version };
 	unsigned int major;
 
 	if (c[0] < 'A' || c[0] > 'Z' || c[1] < '0' || c[1] > '9' || c[2] < '0' || c[2] > '9' ||
@@ -318,8 +318,7 @@ static void convert(struct input *in, struct output *out)
 			}
 			want_arcs = false;
 		} else if (is_counter_tag(tag)) {
-			die("'%s': counter type %" PRIu32
-			    " at offset %zu: the kernel profiles arcs "
+			die("'%s': counter type %" PRIu32 " at offset %zu: the kernel profiles arcs "
 			    "only (built with -fprofile-generate or -fprofile-values?)",
 			    in->name, (tag - TAG_COUNTER_BASE) >> 17, rec);
 		} else {
@@ -338,7 +337,7 @@ static void convert(struct input *in, struct output *out)
 int main(int argc, char **argv)
 {
 	struct input in;
-	struct output out = {NULL, 0, 0};
+	struct output out = { NULL, 0, 0 };
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s IN.gcda OUT.gcda\n", progname);

@@ -64,20 +64,25 @@ static void test_cov_parse(void)
 	size_t i;
 
 	is_int(cov("warning: ../kernel/fork.c:2626: 3 of 3 available profile records (100%) "
-		   "were applied [-Wbackend-plugin]", &c),
+		   "were applied [-Wbackend-plugin]",
+		   &c),
 	       1, "a records warning");
 	ok(c.kind == KPGO_AFDO_COV_RECORDS && file_is(&c, "../kernel/fork.c") && c.line == 2626 &&
-	   c.applied == 3 && c.available == 3, "  its file, line, N and M");
+		   c.applied == 3 && c.available == 3,
+	   "  its file, line, N and M");
 	is_int(cov("warning: t.c:8: 1001 of 2002 available profile samples (50%) were applied "
-		   "[-Wbackend-plugin]", &c),
+		   "[-Wbackend-plugin]",
+		   &c),
 	       1, "a samples warning");
 	ok(c.kind == KPGO_AFDO_COV_SAMPLES && file_is(&c, "t.c") && c.line == 8 &&
-	   c.applied == 1001 && c.available == 2002, "  its file, line, N and M");
+		   c.applied == 1001 && c.available == 2002,
+	   "  its file, line, N and M");
 	is_int(cov("warning: t.c:8: 0 of 0 available profile records (100%) were applied", &c), 1,
 	       "without the flag name (-fno-diagnostics-show-option), 0 of 0");
 	ok(c.applied == 0 && c.available == 0, "  0 of 0");
 	is_int(cov("warning: a: b:7: c.h:12: 18446744073709551615 of 18446744073709551615 "
-		   "available profile samples (4294967295%) were applied [-Wbackend-plugin]", &c),
+		   "available profile samples (4294967295%) were applied [-Wbackend-plugin]",
+		   &c),
 	       1, "a file name with ': ' in it, the largest counts, a wrapped percentage");
 	ok(file_is(&c, "a: b:7: c.h") && c.line == 12 && c.applied == UINT64_MAX,
 	   "  read from the end");
@@ -156,7 +161,8 @@ static void test_log_hostile(void)
 	size_t i;
 
 	/* A line far over the limit is skipped and counted; the lines around it are read. */
-	strbuf_addstr(&text, "  CC      mm/memory.o\nwarning: x.c:1: 1 of 2 available profile records (");
+	strbuf_addstr(&text,
+		      "  CC      mm/memory.o\nwarning: x.c:1: 1 of 2 available profile records (");
 	for (i = 0; i < 3 * KPGO_BUILDLOG_LINE_MAX; i++)
 		strbuf_addch(&text, '9');
 	strbuf_addstr(&text, "%) were applied\n" REC("x.c", 2, 1, 2));
@@ -182,10 +188,14 @@ static void test_log_hostile(void)
 	/* The last line, without a newline, read when the sites must grow for it. */
 	strbuf_reset(&text);
 	for (i = 1; i <= 256; i++)
-		strbuf_addf(&text, "warning: f.c:%zu: 1 of 1 available profile records (100%%) were "
-				   "applied\n", i);
-	strbuf_addstr(&text, "warning: f.c:999: 1 of 1 available profile records (100%) were applied");
-	is_int(parse(&log, text.buf, text.len, text.len), 0, "257 warnings, the last without a newline");
+		strbuf_addf(&text,
+			    "warning: f.c:%zu: 1 of 1 available profile records (100%%) were "
+			    "applied\n",
+			    i);
+	strbuf_addstr(&text,
+		      "warning: f.c:999: 1 of 1 available profile records (100%) were applied");
+	is_int(parse(&log, text.buf, text.len, text.len), 0,
+	       "257 warnings, the last without a newline");
 	ok(log.n == 257 && log.sites[256].line == 999, "  all read");
 	kpgo_afdo_cov_log_release(&log);
 

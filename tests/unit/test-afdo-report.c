@@ -49,9 +49,11 @@ static void test_counts(void)
 	is_str(r.c.pct_applied, "100.0", "100.0%%");
 	kpgo_afdo_report_format_counts(&r, &out);
 	ok(strstr(out.buf, "clang reported 6 distinct FILE:LINE, more than the profile has "
-			   "functions") != NULL, "the report says so");
+			   "functions") != NULL,
+	   "the report says so");
 	ok(strstr(out.buf, "coverage lines skipped as malformed: 1 (the first on line 15 of "
-			   "the log)\n") != NULL, "and names the first malformed line");
+			   "the log)\n") != NULL,
+	   "and names the first malformed line");
 
 	/* 0 functions (not from the reader, which refuses that): no division by zero. */
 	r.prof.functions = 0;
@@ -65,8 +67,10 @@ static void test_counts(void)
 	strbuf_reset(&out);
 	strbuf_addstr(&out, "  CC      a.o\n");
 	for (i = 1; i <= 1999; i++)
-		strbuf_addf(&out, "warning: f.c:%zu: 1 of 1 available profile records (100%%) were "
-				  "applied\n", i);
+		strbuf_addf(&out,
+			    "warning: f.c:%zu: 1 of 1 available profile records (100%%) were "
+			    "applied\n",
+			    i);
 	is_int(parse(&r.log, out.buf, out.len, out.len), 0, "1999 functions");
 	kpgo_afdo_report_count(&r);
 	is_str(r.c.pct_applied, "50.0", "1999 of 4000 printed as 50.0");
@@ -87,29 +91,29 @@ static void test_counts(void)
  * reports the table does not hold as the profile's: x.c:7 (not in it) and
  * c.c:9 (a left-out static s there; the report is of another function).
  */
-static const char defs_log[] =
-	"  CC      kernel/a.o\n"
-	REC("../kernel/a.c", 10, 1, 2) SMP("../kernel/a.c", 10, 10, 20)
-	REC("../include/h.h", 5, 1, 1) SMP("../include/h.h", 5, 5, 5)
-	REC("../kernel/a.c", 20, 2, 4) SMP("../kernel/a.c", 20, 30, 40)
-	REC("../kernel/a.c", 20, 100, 100) SMP("../kernel/a.c", 20, 1000, 1000)
-	"  CC      kernel/b.o\n"
-	REC("./../include/h.h", 5, 0, 1) SMP("./../include/h.h", 5, 0, 5)
-	REC("../kernel/b.c", 3, 7, 7) SMP("../kernel/b.c", 3, 70, 70)
-	REC("../drivers/x.c", 7, 9, 9) SMP("../drivers/x.c", 7, 90, 90)
-	REC("../kernel/c.c", 9, 8, 8) SMP("../kernel/c.c", 9, 80, 80);
+static const char defs_log[] = "  CC      kernel/a.o\n" REC("../kernel/a.c", 10, 1,
+							    2) SMP("../kernel/a.c", 10, 10, 20)
+	REC("../include/h.h", 5, 1, 1) SMP("../include/h.h", 5, 5, 5) REC("../kernel/a.c", 20, 2, 4)
+		SMP("../kernel/a.c", 20, 30, 40) REC("../kernel/a.c", 20, 100, 100)
+			SMP("../kernel/a.c", 20, 1000,
+			    1000) "  CC      kernel/b.o\n" REC("./../include/h.h", 5, 0, 1)
+				SMP("./../include/h.h", 5, 0, 5) REC("../kernel/b.c", 3, 7, 7)
+					SMP("../kernel/b.c", 3, 70, 70)
+						REC("../drivers/x.c", 7, 9, 9) SMP("../drivers/x.c",
+										   7, 90, 90)
+							REC("../kernel/c.c", 9, 8, 8)
+								SMP("../kernel/c.c", 9, 80, 80);
 
-static const char defs_table[] =
-	KPGO_AFDO_DEFS_HEAD "\n"
-	"f\tprofile\t../kernel/a.c\t10\n"
-	"h\tprofile\t../include/h.h\t5\n"
-	"m1\tprofile\t../kernel/a.c\t20\n"
-	"m2\tprofile\t../kernel/m.c\t1\n"
-	"m2\tweak\t../kernel/a.c\t20\n"
-	"s\tleft-out\t../kernel/c.c\t9\n"
-	"s\tleft-out\t../kernel/d.c\t9\n"
-	"w\tprofile\t../kernel/w.c\t2\n"
-	"w\tweak\t../kernel/b.c\t3\n";
+static const char defs_table[] = KPGO_AFDO_DEFS_HEAD "\n"
+						     "f\tprofile\t../kernel/a.c\t10\n"
+						     "h\tprofile\t../include/h.h\t5\n"
+						     "m1\tprofile\t../kernel/a.c\t20\n"
+						     "m2\tprofile\t../kernel/m.c\t1\n"
+						     "m2\tweak\t../kernel/a.c\t20\n"
+						     "s\tleft-out\t../kernel/c.c\t9\n"
+						     "s\tleft-out\t../kernel/d.c\t9\n"
+						     "w\tprofile\t../kernel/w.c\t2\n"
+						     "w\tweak\t../kernel/b.c\t3\n";
 
 static void test_counts_defs(void)
 {
@@ -164,10 +168,11 @@ static void test_counts_defs(void)
 	ok(strstr(out.buf, "weak definitions compiled with the strong one's profile (dropped by "
 			   "the linker): 2\n") != NULL,
 	   "the weak ones");
-	ok(strstr(out.buf, "definitions outside the profile that took a profile by name: 2: "
-			   "each shares its name with a profile function but is another function") !=
-		   NULL && strstr(out.buf, "two functions of one name mixed\n"
-					   "  ../drivers/x.c:7\n  ../kernel/c.c:9\nrecords applied:"),
+	ok(strstr(out.buf,
+		  "definitions outside the profile that took a profile by name: 2: "
+		  "each shares its name with a profile function but is another function") != NULL &&
+		   strstr(out.buf, "two functions of one name mixed\n"
+				   "  ../drivers/x.c:7\n  ../kernel/c.c:9\nrecords applied:"),
 	   "the outside ones, listed");
 	ok(!strstr(out.buf, "more\n") && !strstr(out.buf, "relative"), "all listed, no hint");
 	kpgo_afdo_report_release(&r);
@@ -176,8 +181,10 @@ static void test_counts_defs(void)
 	strbuf_reset(&out);
 	strbuf_addstr(&out, "  CC      a.o\n");
 	for (i = 1; i <= 25; i++)
-		strbuf_addf(&out, "warning: /src/a.c:%zu: 1 of 1 available profile records (100%%) "
-				  "were applied\n", i);
+		strbuf_addf(&out,
+			    "warning: /src/a.c:%zu: 1 of 1 available profile records (100%%) "
+			    "were applied\n",
+			    i);
 	strbuf_addstr(&out, REC("/src/a.c", 5, 1, 1));
 	kpgo_afdo_report_init(&r);
 	is_int(parse(&r.log, out.buf, out.len, out.len), 0, "26 reports");
@@ -191,7 +198,8 @@ static void test_counts_defs(void)
 	strbuf_reset(&out);
 	kpgo_afdo_report_format_counts(&r, &out);
 	ok(strstr(out.buf, "  /src/a.c:5\n  /src/a.c:5 (report 2 of that line in one object)\n") !=
-		   NULL, "a second report of one line says so");
+		   NULL,
+	   "a second report of one line says so");
 	ok(strstr(out.buf, "  /src/a.c:19\n  and 6 more\n") != NULL, "20 listed, and 6 more");
 	ok(strstr(out.buf, "  (no report is at a profile definition of the table: were the two "
 			   "builds given the source files by other names, one relative, one "

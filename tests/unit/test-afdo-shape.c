@@ -19,15 +19,16 @@ static void test_versions(void)
 		const char *v;
 		bool match;
 	} t[] = {
-		{ "12.2.0", true }, { "12.2", true }, { "12.2.1-14", true }, { "12.2 (Debian)", true },
-		{ "12.3.0", false }, { "13.2.0", false }, { "1.2.0", false }, { "12", false },
-		{ "", false }, { "abc", false }, { "12.2x", false }, { "12.22.0", false },
+		{ "12.2.0", true },	   { "12.2", true },	{ "12.2.1-14", true },
+		{ "12.2 (Debian)", true }, { "12.3.0", false }, { "13.2.0", false },
+		{ "1.2.0", false },	   { "12", false },	{ "", false },
+		{ "abc", false },	   { "12.2x", false },	{ "12.22.0", false },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		is_int(kpgo_afdo_version_matches(t[i].v, V12), t[i].match, "'%s' %s GCC 12.2", t[i].v,
-		       t[i].match ? "is" : "is not");
+		is_int(kpgo_afdo_version_matches(t[i].v, V12), t[i].match, "'%s' %s GCC 12.2",
+		       t[i].v, t[i].match ? "is" : "is not");
 	ok(!kpgo_afdo_version_matches("12.2.0", 0x12345678), "no stamp, no match");
 }
 

@@ -85,7 +85,8 @@ static void test_round_trip(void)
 	kpgo_afdo_summary_json(&t, &b);
 	is_str(b.buf, a.buf, "  to the same document");
 	ok(!t.defs && !memcmp(&s.st, &t.st, sizeof(s.st)) && t.ambiguous.n == 1 &&
-	   !strcmp(t.gcov_first_message.buf, "one"), "  with its numbers, lists and message");
+		   !strcmp(t.gcov_first_message.buf, "one"),
+	   "  with its numbers, lists and message");
 	kpgo_afdo_summary_release(&t);
 
 	/* One member wrong at a time: the reader names it. */
@@ -94,19 +95,23 @@ static void test_round_trip(void)
 		char *doc = strdup(a.buf), *p = strstr(doc, "\"lines\": 17");
 
 		memcpy(p, "\"lines\": -1", 11);
-		is_int(kpgo_afdo_summary_parse(&t, doc, strlen(doc), &err), -EINVAL, "a negative count");
-		is_str(err.msg, "not a summary of kpgo afdo: 'lines' is not a count (an integer, 0 or more)",
+		is_int(kpgo_afdo_summary_parse(&t, doc, strlen(doc), &err), -EINVAL,
+		       "a negative count");
+		is_str(err.msg,
+		       "not a summary of kpgo afdo: 'lines' is not a count (an integer, 0 or more)",
 		       "  names it");
 		ok(!t.output && !t.no_gcno.n, "  nothing kept");
 		p = strstr(doc, "\"output_sha256\": \"");
 		memcpy(p + 18, "ZZ", 2);
 		memcpy(strstr(doc, "\"lines\": -1"), "\"lines\": 17", 11);
 		is_int(kpgo_afdo_summary_parse(&t, doc, strlen(doc), &err), -EINVAL, "a bad sha256");
-		is_str(err.msg, "not a summary of kpgo afdo: 'output_sha256' is not a sha256", "  names it");
+		is_str(err.msg, "not a summary of kpgo afdo: 'output_sha256' is not a sha256",
+		       "  names it");
 		free(doc);
 	}
 	is_int(kpgo_afdo_summary_parse(&t, "{}", 2, &err), -EINVAL, "an empty object");
-	is_str(err.msg, "not a summary of kpgo afdo: 'output' is missing", "  names the first member");
+	is_str(err.msg, "not a summary of kpgo afdo: 'output' is missing",
+	       "  names the first member");
 	is_int(kpgo_afdo_summary_read(&t, "/nonexistent/s.json", &err), -ENOENT, "a missing file");
 	kpgo_afdo_summary_release(&s);
 	strbuf_release(&a);

@@ -87,17 +87,17 @@ static void test_text_bad(void)
 		{ "foo:1:99999999999999999999999\n", "line 1: a count over 2^64-1" },
 		{ " 0: 1\nfoo:1:1\n", "line 1: an indented line before the first function head" },
 		{ "foo:1:1\n 0:1\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-				   "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+				     "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n 0: \n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-				   "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+				     "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n 0\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-				 "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+				   "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n x: 1\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-				    "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+				      "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n 1.: 1\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-				     "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+				       "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n 1: 5x\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-				     "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+				       "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n 65536: 1\n", "line 2: a line offset over 65535" },
 		{ "foo:1:1\n 1.4294967296: 1\n", "line 2: a discriminator over 2^32-1" },
 		{ "foo:1:1\n 1: 18446744073709551616\n", "line 2: a count over 2^64-1" },
@@ -109,7 +109,7 @@ static void test_text_bad(void)
 		{ "foo:1:1\n 1: 1 :5\n",
 		  "line 2: a name that is empty or has blanks or control characters" },
 		{ "foo:1:1\n 1: callee\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' or "
-					 "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
+					   "' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n 1: callee:1 more\n", "line 2: expected ' OFFSET[.DISCRIMINATOR]: COUNT' "
 						  "or ' OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL'" },
 		{ "foo:1:1\n  0: 1\n", "line 2: indented deeper than an inlined callsite's lines" },
@@ -136,7 +136,8 @@ static void test_text_bad(void)
 	strbuf_addstr(&sb, "foo:1:1\n 0: 1");
 	while (sb.len < KPGO_BUILDLOG_LINE_MAX + 100)
 		strbuf_addstr(&sb, " t:1");
-	is_int(kpgo_afdo_text_parse(&t, sb.buf, sb.len, NULL, &err), -EINVAL, "a long line is refused");
+	is_int(kpgo_afdo_text_parse(&t, sb.buf, sb.len, NULL, &err), -EINVAL,
+	       "a long line is refused");
 	is_str(err.msg, "line 2: longer than 65536 bytes", "  and said where");
 	strbuf_release(&sb);
 	is_int(kpgo_afdo_text_read(&t, "/nonexistent/p.txt", NULL, &err), -ENOENT, "a missing file");

@@ -18,10 +18,13 @@ static const char *const objtree[] = { "/build/pgo" };
 static const char sample[] =
 	"make[1]: Entering directory '/build/pgo'\n"
 	"  CC      kernel/fork.o\n"
-	"/src/kernel/fork.c: In function \xe2\x80\x98" "copy_process\xe2\x80\x99:\n"
+	"/src/kernel/fork.c: In function \xe2\x80\x98"
+	"copy_process\xe2\x80\x99:\n"
 	"/src/kernel/fork.c:10:5: warning: number of counters in profile data for function "
-	"\xe2\x80\x98" "copy_process\xe2\x80\x99 does not match its profile data (counter "
-	"\xe2\x80\x98" "arcs\xe2\x80\x99, expected 5 and have 4) [-Wcoverage-mismatch]\n"
+	"\xe2\x80\x98"
+	"copy_process\xe2\x80\x99 does not match its profile data (counter "
+	"\xe2\x80\x98"
+	"arcs\xe2\x80\x99, expected 5 and have 4) [-Wcoverage-mismatch]\n"
 	"   10 | static struct task_struct *copy_process(\n"
 	"/src/kernel/fork.c:10:5: warning: source locations for function 'copy_process' have "
 	"changed, the profile data may be out of date [-Wcoverage-mismatch]\n"
@@ -91,13 +94,13 @@ static void test_kinds(void)
 	is_int(log.in.lines, 19, "every line counted, the last without a newline too");
 	is_int(count(&log, KPGO_WARN_DROPPED), 2, "dropped: copy_process, kernel_clone");
 	is_int(count(&log, KPGO_WARN_LINES), 1, "stale: dup_mm once; copy_process is dropped");
-	is_int(count(&log, KPGO_WARN_NOFUNC), 2, "no profile: new_fn once (both quote styles), probe");
+	is_int(count(&log, KPGO_WARN_NOFUNC), 2,
+	       "no profile: new_fn once (both quote styles), probe");
 	is_int(count(&log, KPGO_WARN_NOOBJ), 2, "objects without profile: bar.o, vma.o");
 	is_int(count(&log, KPGO_WARN_OTHER), 1, "other: one, errors are not warnings");
 	ok(kpgo_buildlog_has(&log, KPGO_WARN_DROPPED, "kernel/fork.o", "copy_process"),
 	   "copy_process of kernel/fork.o is dropped (UTF-8 quotes)");
-	ok(!kpgo_buildlog_has(&log, KPGO_WARN_DROPPED, "kernel/fork.o", "dup_mm"),
-	   "dup_mm is not");
+	ok(!kpgo_buildlog_has(&log, KPGO_WARN_DROPPED, "kernel/fork.o", "dup_mm"), "dup_mm is not");
 	ok(kpgo_buildlog_has(&log, KPGO_WARN_NOOBJ, "drivers/foo/bar.o", "-"),
 	   "the .gcda GCC names becomes its object, with CR LF and UTF-8 quotes");
 	ok(kpgo_buildlog_has(&log, KPGO_WARN_NOOBJ, "arch/x86/entry/vdso/vma.o", "-"),
@@ -147,9 +150,10 @@ static void test_hostile(void)
 
 	/* Control characters never reach the report; quotes without an end name nothing. */
 	strbuf_reset(&text);
-	strbuf_addstr(&text, "  CC      a\033[31m.o\n"
-			     "x.c: warning: profile for function 'unterminated [-Wmissing-profile]\n"
-			     "x.c: warning: 'no-end profile count data file not found [-Wmissing-profile]\n");
+	strbuf_addstr(&text,
+		      "  CC      a\033[31m.o\n"
+		      "x.c: warning: profile for function 'unterminated [-Wmissing-profile]\n"
+		      "x.c: warning: 'no-end profile count data file not found [-Wmissing-profile]\n");
 	is_int(parse(&log, text.buf, text.len, text.len), 0, "odd warnings parse");
 	ok(log.n == 2 && !strcmp(log.w[0].obj, "a?[31m.o"), "escape sequences are made harmless");
 	ok(log.n == 2 && log.w[0].kind == KPGO_WARN_NOOBJ && !strcmp(log.w[0].obj, "a?[31m.o"),

@@ -69,9 +69,9 @@ static void test_dir_and_root(void)
 
 	kpgo_profile_init(&p);
 	is_int(kpgo_collect_dir(gcov, &p, &st, &err), 0, "a gcov directory read");
-	ok(p.n == 3 && st.files == 3 && st.vanished == 1, "three .gcda read, the empty one vanished");
-	ok(has(&p, "build/linux/kernel/fork.gcda"),
-	   "  paths relative to the directory");
+	ok(p.n == 3 && st.files == 3 && st.vanished == 1,
+	   "three .gcda read, the empty one vanished");
+	ok(has(&p, "build/linux/kernel/fork.gcda"), "  paths relative to the directory");
 	is_int(kpgo_collect_set_root(&p, NULL, &root, &st, &err), 0, "the build root found");
 	is_str(root, "/build/linux", "  where init/main.gcda is");
 	ok(p.n == 2 && st.outside == 1 && has(&p, "kernel/fork.gcda"),
@@ -82,8 +82,7 @@ static void test_dir_and_root(void)
 	kpgo_profile_init(&p);
 	kpgo_collect_dir(gcov, &p, &st, &err);
 	is_int(kpgo_collect_set_root(&p, "/build/", &root, &st, &err), 0, "a build root given");
-	ok(!strcmp(root, "/build") && p.n == 3 && has(&p, "other/x.gcda"),
-	   "  holds all three");
+	ok(!strcmp(root, "/build") && p.n == 3 && has(&p, "other/x.gcda"), "  holds all three");
 	free(root);
 	kpgo_profile_release(&p);
 
@@ -109,7 +108,8 @@ static void test_request(void)
 	is_str(err.msg, "bad workload label 'no spaces' (use [A-Za-z0-9._-], 1-64)", "  says so");
 	rq.workload = "w";
 	rq.release = "6.1\nX=1";
-	is_int(kpgo_collect_request_check(&rq, &err), -EINVAL, "a release that is no manifest value");
+	is_int(kpgo_collect_request_check(&rq, &err), -EINVAL,
+	       "a release that is no manifest value");
 	rq.release = NULL;
 	rq.build_id = "ABCD";
 	is_int(kpgo_collect_request_check(&rq, &err), -EINVAL, "a build id in upper case");
@@ -119,7 +119,10 @@ static void test_request(void)
 static void test_profile(void)
 {
 	struct kpgo_collect_request rq = {
-		.gcov_dir = gcov, .workload = "redis", .release = "6.1.0-test", .build_id = "0123abcd",
+		.gcov_dir = gcov,
+		.workload = "redis",
+		.release = "6.1.0-test",
+		.build_id = "0123abcd",
 	};
 	const struct kpgo_manifest *m;
 	struct kpgo_collect_stats st;

@@ -140,7 +140,8 @@ int main(void)
 			bad++;
 	}
 	is_int(bad, 0, "every truncation answers unknown or the truth");
-	is_int(kpgo_elf_function_binding(&im, offsetof(struct image, sh) + 2 * sizeof(Elf64_Shdr), "wk"),
+	is_int(kpgo_elf_function_binding(&im, offsetof(struct image, sh) + 2 * sizeof(Elf64_Shdr),
+					 "wk"),
 	       KPGO_ELF_UNKNOWN, "section headers cut short: unknown");
 
 	make(&im);
@@ -169,7 +170,8 @@ int main(void)
 	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a symbol table larger than the file: unknown");
 	make(&im);
 	im.sh[2].sh_type = SHT_PROGBITS;
-	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a link to something else than a string table: unknown");
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN,
+	       "a link to something else than a string table: unknown");
 	make(&im);
 	im.syms[2].st_name = 0xfffffff0;
 	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a name offset past the string table: unknown");

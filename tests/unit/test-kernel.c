@@ -38,8 +38,8 @@ static size_t note(unsigned char *out, uint32_t type, const char *name, const vo
 
 static void test_build_id(void)
 {
-	static const unsigned char id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
-					      7, 8, 9, 10, 11, 12, 13, 14, 15, 0xff };
+	static const unsigned char id[20] = { 0xde, 0xad, 0xbe, 0xef, 1,  2,  3,  4,  5,  6,
+					      7,    8,	  9,	10,   11, 12, 13, 14, 15, 0xff };
 	unsigned char buf[512];
 	char hex[160], small[20];
 	uint32_t huge = 0xfffffff0u;
@@ -48,7 +48,8 @@ static void test_build_id(void)
 
 	n += note(buf + n, 1, "Linux", "x", 1);
 	n += note(buf + n, 3, "GNU", id, sizeof(id));
-	is_int(kpgo_build_id_parse(buf, n, hex, sizeof(hex)), 0, "the GNU build id after another note");
+	is_int(kpgo_build_id_parse(buf, n, hex, sizeof(hex)), 0,
+	       "the GNU build id after another note");
 	is_str(hex, "deadbeef0102030405060708090a0b0c0d0e0fff", "  in lower-case hex");
 	is_int(kpgo_build_id_parse(buf, n, small, sizeof(small)), -ENOENT,
 	       "a buffer too small for it: not found");
@@ -60,7 +61,8 @@ static void test_build_id(void)
 	n = note(buf, 3, "GNU", id, 0);
 	is_int(kpgo_build_id_parse(buf, n, hex, sizeof(hex)), -ENOENT, "an empty id is none");
 	n = note(buf, 3, "GNV", id, sizeof(id));
-	is_int(kpgo_build_id_parse(buf, n, hex, sizeof(hex)), -ENOENT, "another owner's note is not it");
+	is_int(kpgo_build_id_parse(buf, n, hex, sizeof(hex)), -ENOENT,
+	       "another owner's note is not it");
 	n = note(buf, 3, "GNU", id, sizeof(id));
 	memcpy(buf + 4, &huge, 4); /* descsz near 4 GiB */
 	is_int(kpgo_build_id_parse(buf, n, hex, sizeof(hex)), -ENOENT,
@@ -98,10 +100,12 @@ static void test_state(const char *dir)
 	is_str(sb.buf, "1\n", "  writes 1 to the reset file");
 	ok(!unrecorded, "  and records the time");
 	strbuf_reset(&sb);
-	ok(kpgo_read_file(path.buf, &sb, 64) == 0 && (int64_t)strtoll(sb.buf, NULL, 10) >
-	   (int64_t)time(NULL) - 60, "  in the last-reset file");
+	ok(kpgo_read_file(path.buf, &sb, 64) == 0 &&
+		   (int64_t)strtoll(sb.buf, NULL, 10) > (int64_t)time(NULL) - 60,
+	   "  in the last-reset file");
 	start = kpgo_window_start();
-	ok(start >= (int64_t)strtoll(sb.buf, NULL, 10), "the window starts at the reset, at the latest");
+	ok(start >= (int64_t)strtoll(sb.buf, NULL, 10),
+	   "the window starts at the reset, at the latest");
 
 	kpgo_write_file_atomic(path.buf, "99999999999\n", 12, 0644);
 	is_int(kpgo_window_start(), 99999999999LL, "  at a recorded reset after boot");
@@ -109,7 +113,8 @@ static void test_state(const char *dir)
 	ok(kpgo_window_start() < 99999999999LL, "  a last-reset file of junk is ignored");
 
 	setenv("KPGO_STATE_DIR", "/nonexistent/state", 1);
-	is_int(kpgo_gcov_reset(gcov, false, &unrecorded, &err), 0, "a state directory that is not there");
+	is_int(kpgo_gcov_reset(gcov, false, &unrecorded, &err), 0,
+	       "a state directory that is not there");
 	ok(unrecorded, "  resets, but says the time was not recorded");
 	unsetenv("KPGO_STATE_DIR");
 	strbuf_release(&path);
@@ -124,12 +129,14 @@ static void test_config(const char *dir)
 	ok(kpgo_kernel_release_ok("6.1.0-17-amd64") && kpgo_kernel_release_ok("6.12.0+kpgo~1"),
 	   "kernel releases as packages name them");
 	ok(!kpgo_kernel_release_ok("") && !kpgo_kernel_release_ok("../etc") &&
-	   !kpgo_kernel_release_ok("a/b") && !kpgo_kernel_release_ok(".hidden") &&
-	   !kpgo_kernel_release_ok("a b"), "  nothing that walks a path or is empty");
+		   !kpgo_kernel_release_ok("a/b") && !kpgo_kernel_release_ok(".hidden") &&
+		   !kpgo_kernel_release_ok("a b"),
+	   "  nothing that walks a path or is empty");
 
 	snprintf(cfg, sizeof(cfg), "%s/config-x", dir);
 	kpgo_write_file_atomic(cfg, "CONFIG_A=y\nCONFIG_GCOV_KERNEL=y\n", 31, 0644);
-	is_int(kpgo_kernel_config_gcov("x", NULL, cfg, &path), 1, "a config with CONFIG_GCOV_KERNEL=y");
+	is_int(kpgo_kernel_config_gcov("x", NULL, cfg, &path), 1,
+	       "a config with CONFIG_GCOV_KERNEL=y");
 	is_str(path.buf, cfg, "  the path read");
 	kpgo_write_file_atomic(cfg, "CONFIG_GCOV_KERNEL=m\n# CONFIG_GCOV_KERNEL=y\n", 44, 0644);
 	is_int(kpgo_kernel_config_gcov("x", NULL, cfg, &path), 0, "  not =m, not a comment");

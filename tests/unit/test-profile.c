@@ -60,8 +60,8 @@ static bool profiles_same(const struct kpgo_profile *a, const struct kpgo_profil
 	size_t i, j;
 
 	if (a->manifest.n != b->manifest.n || a->n != b->n) {
-		diag("%zu/%zu manifest entries, %zu/%zu objects", a->manifest.n, b->manifest.n, a->n,
-		     b->n);
+		diag("%zu/%zu manifest entries, %zu/%zu objects", a->manifest.n, b->manifest.n,
+		     a->n, b->n);
 		return false;
 	}
 	for (i = 0; i < a->manifest.n; i++)
@@ -261,8 +261,7 @@ static void test_save_load(void)
 	strbuf_reset(&path2);
 	strbuf_addf(&path2, "%s/missing.kpgo", tmpdir);
 	r = kpgo_profile_load(&q, path2.buf, &err);
-	ok(r < 0 && !strncmp(err.msg, "cannot open: ", 13), "load of a missing file: '%s'",
-	   err.msg);
+	ok(r < 0 && !strncmp(err.msg, "cannot open: ", 13), "load of a missing file: '%s'", err.msg);
 
 	kpgo_profile_release(&p);
 	strbuf_release(&path);

@@ -103,12 +103,14 @@ static void test_head(void)
 	is_int(kpgo_report_head_set(&h, dir, NULL, path.buf, &err), 0, "no release given");
 	is_str(h.release.buf, "unknown", "  and none in the tree: unknown");
 	strbuf_reset(&cmd);
-	strbuf_addf(&cmd, "mkdir -p %s/include/config && printf '6.1.0-99-pgo\\nx' >%s/include/config/kernel.release",
+	strbuf_addf(&cmd,
+		    "mkdir -p %s/include/config && printf '6.1.0-99-pgo\\nx' >%s/include/config/kernel.release",
 		    dir, dir);
 	if (system(cmd.buf))
 		bail_out("cannot write kernel.release");
 	kpgo_report_head_set(&h, dir, NULL, path.buf, &err);
-	is_str(h.release.buf, "6.1.0-99-pgo", "  the tree's include/config/kernel.release, its first line");
+	is_str(h.release.buf, "6.1.0-99-pgo",
+	       "  the tree's include/config/kernel.release, its first line");
 	strbuf_reset(&cmd);
 	strbuf_addf(&cmd, "printf 'a\\033b' >%s/include/config/kernel.release", dir);
 	if (system(cmd.buf))
@@ -119,7 +121,8 @@ static void test_head(void)
 	       "a profile that cannot be read");
 	is_str(err.msg, "cannot read '/nonexistent/p': No such file or directory", "  says so");
 	ok(kpgo_report_text_ok("a: b") && !kpgo_report_text_ok("a\tb") &&
-	   !kpgo_report_text_ok("a\x7f"), "text: no control characters");
+		   !kpgo_report_text_ok("a\x7f"),
+	   "text: no control characters");
 	kpgo_report_head_release(&h);
 	strbuf_reset(&cmd);
 	strbuf_addf(&cmd, "rm -rf '%s'", dir);
@@ -174,7 +177,8 @@ static void test_check_stage(void)
 	snprintf(s.payload_sha256, sizeof(s.payload_sha256), "%s", "bb");
 	r.stage = &s;
 	is_int(kpgo_report_check_stage(&r, &err), -EINVAL, "the summary of another profile");
-	is_str(err.msg, "it is the stage summary of another profile ('q.kpgo', payload sha256 bb...), not of 'p.kpgo'",
+	is_str(err.msg,
+	       "it is the stage summary of another profile ('q.kpgo', payload sha256 bb...), not of 'p.kpgo'",
 	       "  names both");
 	snprintf(s.payload_sha256, sizeof(s.payload_sha256), "%s", "aa");
 	is_int(kpgo_report_check_stage(&r, &err), 0, "the summary of this profile");

@@ -80,8 +80,8 @@ static void test_streams(void)
 
 	o = (struct kpgo_run)KPGO_RUN_INIT;
 	o.env = env;
-	sh(&o, "printf '%s|%s|%s' \"$KPGO_TEST_A\" \"${KPGO_TEST_B-unset}\" \"${PATH:+path}\"", &out,
-	   &res);
+	sh(&o, "printf '%s|%s|%s' \"$KPGO_TEST_A\" \"${KPGO_TEST_B-unset}\" \"${PATH:+path}\"",
+	   &out, &res);
 	is_str(out.buf, "one two||path", "more environment, the rest kept");
 	ok(!getenv("KPGO_TEST_A"), "  kpgo's own is unchanged");
 
@@ -185,7 +185,8 @@ static void test_timeout(void)
 	sh(&o, "sleep 30 & echo $!; exec >/dev/null; wait", &out, &res);
 	bg = (pid_t)atoi(out.buf);
 	usleep(100000);
-	ok(res.timed_out && bg > 0 && gone(bg), "what it started in its process group is killed too");
+	ok(res.timed_out && bg > 0 && gone(bg),
+	   "what it started in its process group is killed too");
 
 	o = (struct kpgo_run)KPGO_RUN_INIT;
 	o.timeout_ms = 5000;

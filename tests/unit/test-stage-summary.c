@@ -51,20 +51,24 @@ static void test_round_trip(void)
 	kpgo_stage_summary_json(&t, &b);
 	is_str(b.buf, a.buf, "  to the same document");
 	ok(t.staged == 3 && t.sum_max == 900 && t.unprofiled.n == 12 &&
-	   !strcmp(t.payload_sha256, SHA), "  with its counts and lists");
+		   !strcmp(t.payload_sha256, SHA),
+	   "  with its counts and lists");
 
 	strbuf_reset(&a);
 	kpgo_stage_summary_report(&s, &a);
-	ok(!strncmp(a.buf, "profile: p.kpgo\npayload_sha256: " SHA "\nstaged: 3\n"
-			   "profiled objects missing from the tree: 1\n  gone/x.gcda\n"
-			   "objects in the tree without profile: 12\n  drivers/d00.o\n", 167),
+	ok(!strncmp(a.buf,
+		    "profile: p.kpgo\npayload_sha256: " SHA "\nstaged: 3\n"
+		    "profiled objects missing from the tree: 1\n  gone/x.gcda\n"
+		    "objects in the tree without profile: 12\n  drivers/d00.o\n",
+		    167),
 	   "the --report text: head, then every list whole");
 	ok(strstr(a.buf, "  drivers/d11.o\nstale .gcda files removed: 0\n") != NULL,
 	   "  to its last item");
 	strbuf_reset(&a);
 	kpgo_stage_summary_lists(&s, 10, &a);
 	ok(strstr(a.buf, "  drivers/d09.o\n  ... 2 more (see --report or -v)\n") &&
-	   !strstr(a.buf, "d10"), "the lists as printed: 10 items, then how many more");
+		   !strstr(a.buf, "d10"),
+	   "the lists as printed: 10 items, then how many more");
 	kpgo_stage_summary_release(&s);
 	kpgo_stage_summary_release(&t);
 	strbuf_release(&a);
@@ -77,9 +81,14 @@ static void test_hostile(void)
 		const char *doc, *msg;
 	} bad[] = {
 		{ "[]", "not a summary of kpgo stage: not a JSON object" },
-		{ "{\"profile\": \"p\"}", "not a summary of kpgo stage: 'payload_sha256' is missing" },
-		{ "{\"profile\": 1}", "not a summary of kpgo stage: 'profile' is a number, not a string" },
-		{ "{\"profile\": \"p\\u0007\"}", "not a summary of kpgo stage: 'profile' has control characters" },
+		{ "{\"profile\": \"p\"}",
+		  "not a summary of kpgo stage: 'payload_sha256' is missing" },
+		{ "{\"profile\": 1}",
+		  "not a summary of kpgo stage: 'profile' is a number, not a string" },
+		{ "{\"profile\": \"p\\u0007\"}",
+		  "not a summary of kpgo stage: 'profile' has control characters or is not UTF-8" },
+		{ "{\"profile\": \"caf\xe9\"}",
+		  "not a summary of kpgo stage: 'profile' has control characters or is not UTF-8" },
 		{ "{\"profile\": \"p\", \"payload_sha256\": \"abc\", \"staged\": 1, \"runs\": 1, "
 		  "\"sum_max\": 1, \"scale\": 1, \"missing_from_tree\": [], \"tree_without_profile\": [], "
 		  "\"removed_stale\": []}",

@@ -35,7 +35,8 @@ static void test_strbuf(void)
 	size_t len = 99, alloc;
 	char *p;
 
-	ok(a.buf && a.buf[0] == '\0' && a.len == 0 && a.alloc == 0, "STRBUF_INIT is an empty string");
+	ok(a.buf && a.buf[0] == '\0' && a.len == 0 && a.alloc == 0,
+	   "STRBUF_INIT is an empty string");
 	strbuf_init(&b);
 	ok(b.buf == kpgo_strbuf_empty && b.len == 0 && b.alloc == 0, "strbuf_init is the same");
 	strbuf_reset(&b);
@@ -48,7 +49,8 @@ static void test_strbuf(void)
 	is_int(strbuf_addstr(&a, "abc"), 0, "addstr");
 	is_int(strbuf_addch(&a, 'd'), 0, "addch");
 	is_int(strbuf_add(&a, "e\0f", 3), 0, "add bytes with a NUL");
-	ok(sb_ok(&a) && a.len == 7 && !memcmp(a.buf, "abcde\0f", 8), "binary bytes kept, terminated");
+	ok(sb_ok(&a) && a.len == 7 && !memcmp(a.buf, "abcde\0f", 8),
+	   "binary bytes kept, terminated");
 	is_int(strbuf_addf(&a, "-%d-%s", 42, "x"), 0, "addf");
 	ok(sb_ok(&a) && a.len == 12 && !memcmp(a.buf + 7, "-42-x", 6), "addf appends");
 

@@ -71,15 +71,70 @@ static void test_alloc_grow(void)
 	free(v);
 }
 
+static int walk_add(void *ctx, int dirfd, const char *name)
+{
+	struct strbuf *seen = ctx;
+	struct stat st;
+
+	/* @name is in @dirfd; the path is kept in the caller's strbuf. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return -EINVAL;
+	strbuf_addf(seen, "%s|", name);
+	return !strcmp(name, "stop.x") ? 7 : 0;
+}
+
+static void test_walk(void)
+{
+	char tmpl[] = "/tmp/kpgo-test-walk.XXXXXX", *dir = mkdtemp(tmpl);
+	struct strbuf seen = STRBUF_INIT, path = STRBUF_INIT, cmd = STRBUF_INIT;
+	static const char *const prune[] = { "skip", NULL };
+	struct kpgo_error err;
+
+	strbuf_addf(&cmd,
+		    "cd '%s' && mkdir -p a/b skip/c link-target && touch top.x a/one.x a/b/two.x "
+		    "a/b/no.y skip/c/pruned.x a/b/three.x link-target/linked.x && ln -s ../link-target a/dirlink && "
+		    "ln -s one.x a/filelink.x",
+		    dir);
+	if (!dir || system(cmd.buf))
+		bail_out("cannot make a test tree");
+	is_int(kpgo_walk_files(dir, ".x", prune, &path, walk_add, &seen, &err), 0, "a walk");
+	ok(strstr(seen.buf, "top.x|") && strstr(seen.buf, "one.x|") && strstr(seen.buf, "two.x|") &&
+		   strstr(seen.buf, "three.x|") && strstr(seen.buf, "linked.x|"),
+	   "  every file of the suffix, at every depth (%s)", seen.buf);
+	ok(!strstr(seen.buf, "no.y") && !strstr(seen.buf, "pruned.x") &&
+		   !strstr(seen.buf, "filelink.x"),
+	   "  not other names, pruned ones or links");
+	ok(strstr(strstr(seen.buf, "linked.x|") + 1, "linked.x|") == NULL,
+	   "  a link to a directory is not followed: linked.x once");
+	strbuf_reset(&seen);
+	strbuf_reset(&cmd);
+	strbuf_addf(&cmd, "touch '%s/a/stop.x'", dir);
+	if (system(cmd.buf))
+		bail_out("cannot make a test file");
+	is_int(kpgo_walk_files(dir, ".x", prune, &path, walk_add, &seen, &err), 7,
+	       "the callback's return stops the walk");
+	is_int(kpgo_walk_files("/nonexistent/walk", ".x", NULL, &path, walk_add, &seen, &err),
+	       -ENOENT, "no directory");
+	is_str(err.msg, "cannot open '/nonexistent/walk': No such file or directory", "  says so");
+	strbuf_reset(&cmd);
+	strbuf_addf(&cmd, "rm -rf '%s'", dir);
+	if (system(cmd.buf))
+		diag("cannot remove %s", dir);
+	strbuf_release(&seen);
+	strbuf_release(&path);
+	strbuf_release(&cmd);
+}
+
 static void test_path_is_safe(void)
 {
 	static const char *const good[] = {
-		"a", "a/b.gcda", "kernel/fork.gcda", "a.b/c", "...", "a/..b", "..a/b", ".hidden/x",
-		"a b/c", "a~/b",
+		"a",	 "a/b.gcda", "kernel/fork.gcda", "a.b/c", "...",
+		"a/..b", "..a/b",    ".hidden/x",	 "a b/c", "a~/b",
 	};
 	static const char *const bad[] = {
-		"", "/", "/a", "a/", "a//b", ".", "./a", "a/.", "a/./b", "..", "../a", "a/..",
-		"a/../b", "a\\b", "..\\a", "a\nb", "a\tb", "a\x7f", "a\x01/b", "//a",
+		"",	 "/",	  "/a",	  "a/",	   "a//b",    ".",	"./a",
+		"a/.",	 "a/./b", "..",	  "../a",  "a/..",    "a/../b", "a\\b",
+		"..\\a", "a\nb",  "a\tb", "a\x7f", "a\x01/b", "//a",
 	};
 	size_t i;
 
@@ -303,7 +358,8 @@ static void test_read_pipe(void)
 	}
 	close(fds[1]);
 	is_int(kpgo_read_fd(fds[0], &data, 1 << 20), 0, "read a pipe to EOF");
-	ok(data.len == sizeof(buf) && data.buf[data.len] == '\0', "all bytes of the pipe, terminated");
+	ok(data.len == sizeof(buf) && data.buf[data.len] == '\0',
+	   "all bytes of the pipe, terminated");
 	close(fds[0]);
 	waitpid(pid, NULL, 0);
 	strbuf_release(&data);
@@ -353,7 +409,8 @@ static void test_misc(void)
 		   kpgo_sat_mul(3, 5) == 15,
 	   "saturating multiply");
 
-	is_int(kpgo_error_set(&err, -EIO, "cannot read '%s'", "x"), -EIO, "error_set returns errnum");
+	is_int(kpgo_error_set(&err, -EIO, "cannot read '%s'", "x"), -EIO,
+	       "error_set returns errnum");
 	is_str(err.msg, "cannot read 'x'", "error_set message");
 	is_int(kpgo_error_set(NULL, -EIO, "ignored"), -EIO, "error_set without an error");
 	kpgo_error_prefix(&err, "'%s'", "f.gcda");
@@ -381,6 +438,7 @@ int main(void)
 {
 	umask(022);
 	test_alloc_grow();
+	test_walk();
 	test_path_is_safe();
 	test_object_path_ok();
 	test_mkdirs_at();

@@ -50,7 +50,8 @@ static inline void header(struct strbuf *b, const char *ver, uint32_t stamp, uin
 }
 
 /* @unit: 4 when lengths count bytes (GCC >= 12), 1 when they count words. */
-static inline void fn_rec(struct strbuf *b, uint32_t unit, uint32_t ident, uint32_t lck, uint32_t cfg)
+static inline void fn_rec(struct strbuf *b, uint32_t unit, uint32_t ident, uint32_t lck,
+			  uint32_t cfg)
 {
 	w32(b, KPGO_TAG_FUNCTION);
 	w32(b, 3 * unit);
@@ -92,13 +93,14 @@ static inline bool gcda_same(const struct kpgo_gcda *a, const struct kpgo_gcda *
 		diag("header differs");
 		return false;
 	}
-	if (summary && (a->has_summary != b->has_summary || a->runs != b->runs ||
-			a->sum_max != b->sum_max)) {
+	if (summary &&
+	    (a->has_summary != b->has_summary || a->runs != b->runs || a->sum_max != b->sum_max)) {
 		diag("summary differs");
 		return false;
 	}
 	if (a->n_fns != b->n_fns || a->n_ctrs != b->n_ctrs) {
-		diag("%zu/%zu functions, %zu/%zu counters", a->n_fns, b->n_fns, a->n_ctrs, b->n_ctrs);
+		diag("%zu/%zu functions, %zu/%zu counters", a->n_fns, b->n_fns, a->n_ctrs,
+		     b->n_ctrs);
 		return false;
 	}
 	for (i = 0; i < a->n_fns; i++) {
@@ -138,7 +140,7 @@ static inline bool bytes_same(const struct strbuf *a, const struct strbuf *b)
 }
 
 static inline void check_fn(const struct kpgo_gcda *g, size_t i, uint32_t ident, uint32_t lck,
-		     uint32_t cfg, uint32_t n_arcs, size_t arcs)
+			    uint32_t cfg, uint32_t n_arcs, size_t arcs)
 {
 	const struct kpgo_gcda_fn *f = i < g->n_fns ? &g->fns[i] : NULL;
 
@@ -148,7 +150,8 @@ static inline void check_fn(const struct kpgo_gcda *g, size_t i, uint32_t ident,
 	   n_arcs, arcs);
 }
 
-static inline void check_ctrs(const struct kpgo_gcda *g, const uint64_t *want, size_t n, const char *what)
+static inline void check_ctrs(const struct kpgo_gcda *g, const uint64_t *want, size_t n,
+			      const char *what)
 {
 	bool same = g->n_ctrs == n;
 	size_t i;
@@ -182,8 +185,8 @@ static inline void make_gcda(struct kpgo_gcda *g, const char *ver, const struct 
 }
 
 /* A one-function object in the kernel's layout: stamp 0x1234, checksums from @ident. */
-static inline void gcda_one_fn(struct strbuf *b, const char *ver, uint32_t ident,
-			       const uint64_t *c, size_t n)
+static inline void gcda_one_fn(struct strbuf *b, const char *ver, uint32_t ident, const uint64_t *c,
+			       size_t n)
 {
 	uint32_t unit = ver[0] == 'B' && ver[1] >= '2' ? 4 : 1;
 
