@@ -21,6 +21,7 @@
 int cmd_collect(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stage(int argc, char **argv);
 int cmd_store(int argc, char **argv);
@@ -28,6 +29,7 @@ int cmd_flags(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_spool(int argc, char **argv);
 int cmd_afdo(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 /* kpgo store --store DIR (NULL when not given) */
 extern const char *store_dir_opt;
@@ -89,7 +91,20 @@ struct subcommand_entry {
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
 
-/* Writes @s as a JSON string literal, quotes included (kpgo store's JSON). */
+/* --- kpgo info and kpgo diff ------------------------------------------- */
+
+/* The format versions of their JSON (docs/kpgo.1). */
+#define KPGO_INFO_JSON_VERSION 1
+#define KPGO_DIFF_JSON_VERSION 1
+
+struct kpgo_pstat;
+struct kpgo_pstat_fn;
+/* A function's members (object, ident, checksums, names), no braces. */
+void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f);
+/* The "names" object of a profile named from @objtree, or null. */
+void json_pstat_names(const struct kpgo_pstat *ps, const char *objtree);
+
+/* Writes @s as a JSON string literal, quotes included (for the JSON not yet written with json-writer.h). */
 void json_str(FILE *f, const char *s);
 /* Writes @text to @path atomically (mode 0644); 1 after the error message. */
 int write_out(const char *path, const struct strbuf *text);

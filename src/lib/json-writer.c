@@ -54,7 +54,7 @@ int kpgo_json_quote(struct strbuf *out, const char *s)
 			p++;
 			continue;
 		}
-		n = kpgo_utf8_len(p);
+		n = kpgo_json_utf8_len(p);
 		if (n) {
 			r = strbuf_add(out, p, n);
 			p += n;

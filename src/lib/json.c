@@ -434,7 +434,7 @@ static int member(const struct kpgo_json *obj, const char *key, enum kpgo_json_t
 	return 0;
 }
 
-size_t kpgo_utf8_len(const unsigned char *s)
+size_t kpgo_json_utf8_len(const unsigned char *s)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n, i;
@@ -472,7 +472,7 @@ static bool text_ok(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = kpgo_utf8_len(p);
+		size_t n = kpgo_json_utf8_len(p);
 
 		if (!n || *p < 0x20 || *p == 0x7f)
 			return false;

@@ -77,7 +77,7 @@ const char *kpgo_json_type_name(enum kpgo_json_type t);
  * forms, no surrogates, nothing past U+10FFFF) at @s, 0 when there is
  * none; 1 for an ASCII byte.
  */
-size_t kpgo_utf8_len(const unsigned char *s);
+size_t kpgo_json_utf8_len(const unsigned char *s);
 
 /*
  * kpgo's own documents (one step's summary for the next): @text parsed as

@@ -11,7 +11,7 @@
 #include "sha256.h"
 #include "stage-summary.h"
 #include "strbuf.h"
-#include "summary.h"
+#include "profstat.h"
 #include "util.h"
 
 /*
@@ -115,14 +115,14 @@ struct kpgo_report_counts {
  * The caller sets @head (kpgo_report_head_set(), and its @min_applied and
  * @headers), @stage (kpgo stage's summary, or NULL) and, through
  * kpgo_buildlog_read(), @log; kpgo_report_load_profile() fills @manifest,
- * @summary and @objs; kpgo_report_count() fills @c.
+ * @stat and @objs; kpgo_report_count() fills @c.
  */
 struct kpgo_report {
 	struct kpgo_report_head head;
 	const struct kpgo_stage_summary *stage;
 	struct kpgo_buildlog log;
 	struct kpgo_manifest manifest;
-	struct kpgo_summary summary;
+	struct kpgo_pstat stat;
 	size_t n_objs;
 	size_t alloc;
 	struct kpgo_report_object *objs;

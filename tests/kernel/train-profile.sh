@@ -10,7 +10,10 @@
 # profiles-store/README.md).
 #
 #   train-profile.sh --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--workload LABEL]
-#                    [--timeout SECONDS] [--keep DIR]
+#                    [--init FILE] [--timeout SECONDS] [--keep DIR]
+#
+# --init: the guest's init (default init-train; init-heldout runs another
+# workload, for comparing profiles with kpgo diff).
 #
 # Environment: KPGO_ACCEL=kvm|tcg skips the KVM probe; KPGO_ROUNDS sets
 # the workload's loop count (default 300).
@@ -27,15 +30,17 @@ die() {
 }
 
 obj='' out='' kpgo=${KPGO:-$here/../../build/kpgo} workload=small-train secs=600 keep=''
+init=$here/init-train
 while [ $# -gt 0 ]; do
 	case $1 in
 	--objtree) obj=${2:?}; shift 2 ;;
 	-o) out=${2:?}; shift 2 ;;
 	--kpgo) kpgo=${2:?}; shift 2 ;;
 	--workload) workload=${2:?}; shift 2 ;;
+	--init) init=${2:?}; shift 2 ;;
 	--timeout) secs=${2:?}; shift 2 ;;
 	--keep) keep=${2:?}; shift 2 ;;
-	*) die "usage: $prog --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--workload LABEL] [--timeout S] [--keep DIR]" ;;
+	*) die "usage: $prog --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--workload LABEL] [--init FILE] [--timeout S] [--keep DIR]" ;;
 	esac
 done
 if [ -z "$obj" ] || [ -z "$out" ]; then
@@ -63,7 +68,8 @@ trap cleanup EXIT
 # The initramfs: busybox, the init, the flavour's modules.
 mkdir -p "$w/root"/{bin,proc,sys,dev,tmp,mnt,disk,mod} "$w/share"
 cp "$busybox" "$w/root/bin/busybox"
-sed "s/\${KPGO_ROUNDS:-300}/${KPGO_ROUNDS:-300}/" "$here/init-train" >"$w/root/init"
+[ -f "$init" ] || die "no init '$init'"
+sed "s/\${KPGO_ROUNDS:-300}/${KPGO_ROUNDS:-300}/" "$init" >"$w/root/init"
 chmod 0755 "$w/root/init"
 find "$obj" -name '*.ko' -type f -exec cp {} "$w/root/mod/" \;
 (cd "$w/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$w/initrd.gz"
