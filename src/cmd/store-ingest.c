@@ -79,9 +79,7 @@ static void report(void *ctx, const struct kpgo_ingest_event *ev)
 			printf("current %s: %zu profiles, merged already\n", ev->name, ev->inputs);
 		break;
 	case KPGO_INGEST_MERGE_FAILED: printf("failed %s: %s\n", ev->name, ev->detail); break;
-	case KPGO_INGEST_SUPERSEDED:
-		printf("superseded %s: removed %s\n", ev->name, ev->sha);
-		break;
+	case KPGO_INGEST_SUPERSEDED: printf("superseded %s: removed %s\n", ev->name, ev->sha); break;
 	}
 	fflush(stdout);
 }
@@ -199,8 +197,8 @@ int store_ingest(int argc, char **argv)
 		case OPT_WEIGHTS: weights_file = optarg; break;
 		case OPT_SETTLE:
 			if (kpgo_duration_parse(optarg, &o.settle) || o.settle > 86400)
-				return usage_error("store ingest",
-						   "bad --settle '%s' (e.g. 90s, 5m)", optarg);
+				return usage_error("store ingest", "bad --settle '%s' (e.g. 90s, 5m)",
+						   optarg);
 			break;
 		case OPT_ARCH: o.arch = optarg; break;
 		case OPT_GCOV: o.gcov_version = optarg; break;
@@ -224,15 +222,14 @@ int store_ingest(int argc, char **argv)
 	if (cc && o.gcov_version)
 		return usage_error("store ingest", "--gcov-version and --cc exclude each other");
 	if (o.gcov_version && kpgo_gcc_version_parse(o.gcov_version, &stamp))
-		return usage_error("store ingest",
-				   "bad gcov version '%s' (four characters, e.g. 'B22*')",
+		return usage_error("store ingest", "bad gcov version '%s' (four characters, e.g. 'B22*')",
 				   o.gcov_version);
 	if (cc) {
 		r = kpgo_compiler_gcov_version(cc, &stamp);
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage" :
-						     strerror(-r));
+				     r == -ENOEXEC ? "it failed to compile with --coverage"
+						   : strerror(-r));
 		kpgo_gcc_version_str(stamp, gv);
 		o.gcov_version = gv;
 	}
@@ -268,8 +265,7 @@ int store_ingest(int argc, char **argv)
 			warning("%d profiles are outliers: similarity below %g", n, min_sim);
 	}
 	if (!r)
-		note(2,
-		     "%zu added, %zu known, %zu rejected, %zu pending; %zu merged, %zu up to date",
+		note(2, "%zu added, %zu known, %zu rejected, %zu pending; %zu merged, %zu up to date",
 		     res.added, res.known, res.rejected, res.pending, res.merged, res.current);
 	kpgo_store_release(&s);
 	kpgo_weights_release(&weights);
