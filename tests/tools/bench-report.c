@@ -237,8 +237,8 @@ static void free_rows(void)
 /* --- grouping and statistics ---------------------------------------------- */
 
 /* The distinct values of a field in first-seen order (restricted by @match). */
-static void distinct(struct kpgo_strlist *l, size_t field_off, bool (*match)(const struct row *, const void *),
-		     const void *arg)
+static void distinct(struct kpgo_strlist *l, size_t field_off,
+		     bool (*match)(const struct row *, const void *), const void *arg)
 {
 	size_t i, j;
 
@@ -391,11 +391,12 @@ static const char *accel_of(const char *mode)
 static void md_mode_intro(struct strbuf *sb, const char *mode, size_t rounds)
 {
 	if (!strcmp(mode, "icount")) {
-		out(sb, "Guest instructions per operation, user and kernel, counted by QEMU "
-			"(`-accel tcg -icount shift=0,sleep=off`: the guest's clock advances 1 ns "
-			"per instruction); lower is better. Cells: median [min–max] of %zu boots "
-			"per kernel. Ratio: baseline's median / the kernel's, above 1 means fewer "
-			"instructions than baseline (in brackets: the change in instructions).\n\n",
+		out(sb,
+		    "Guest instructions per operation, user and kernel, counted by QEMU "
+		    "(`-accel tcg -icount shift=0,sleep=off`: the guest's clock advances 1 ns "
+		    "per instruction); lower is better. Cells: median [min–max] of %zu boots "
+		    "per kernel. Ratio: baseline's median / the kernel's, above 1 means fewer "
+		    "instructions than baseline (in brackets: the change in instructions).\n\n",
 		    rounds);
 		return;
 	}
@@ -403,11 +404,13 @@ static void md_mode_intro(struct strbuf *sb, const char *mode, size_t rounds)
 		out(sb, "Wall-clock operations per second under KVM (the host's CPU, "
 			"virtualised), from the guest's CLOCK_MONOTONIC; higher is better. ");
 	else
-		out(sb, "Wall-clock operations per second under %s (emulated CPU; not "
-			"hardware speed), from the guest's CLOCK_MONOTONIC; higher is better. ",
+		out(sb,
+		    "Wall-clock operations per second under %s (emulated CPU; not "
+		    "hardware speed), from the guest's CLOCK_MONOTONIC; higher is better. ",
 		    !strcmp(accel_of(mode), "tcg") ? "TCG" : accel_of(mode));
-	out(sb, "Cells: median [min–max] of %zu boots per kernel. Ratio: the kernel's median "
-		"/ baseline's, above 1 means faster than baseline.\n\n",
+	out(sb,
+	    "Cells: median [min–max] of %zu boots per kernel. Ratio: the kernel's median "
+	    "/ baseline's, above 1 means faster than baseline.\n\n",
 	    rounds);
 }
 
@@ -512,9 +515,10 @@ static double md_calibration(struct strbuf *sb, uint64_t calib_insns)
 		out(sb, "]");
 		if (calib_insns) {
 			dev = (c.median / (double)calib_insns - 1) * 100;
-			out(sb, ", for a loop of %" PRIu64 " instructions per operation: %+.2f%% "
-				"(the rest: the guest's timer interrupts while it runs, and the "
-				"loop's own few instructions)",
+			out(sb,
+			    ", for a loop of %" PRIu64 " instructions per operation: %+.2f%% "
+			    "(the rest: the guest's timer interrupts while it runs, and the "
+			    "loop's own few instructions)",
 			    calib_insns, dev);
 		}
 		out(sb, ".\n\n");
@@ -526,8 +530,9 @@ static double md_calibration(struct strbuf *sb, uint64_t calib_insns)
 	if (w.n == 1 && calib_insns) {
 		k.workload = w.items[0];
 		c = summarize(&k);
-		out(sb, "The same loop in mode wall: %.0f million guest instructions per second "
-			"(median; %.0f–%.0f), the speed of the emulated or virtualised CPU.\n\n",
+		out(sb,
+		    "The same loop in mode wall: %.0f million guest instructions per second "
+		    "(median; %.0f–%.0f), the speed of the emulated or virtualised CPU.\n\n",
 		    c.median * (double)calib_insns / 1e6, c.min * (double)calib_insns / 1e6,
 		    c.max * (double)calib_insns / 1e6);
 	}
@@ -564,7 +569,8 @@ static void md_builds(struct strbuf *sb, const char *path)
 		if (lineno == 1)
 			ncols = cols;
 		else if (cols != ncols)
-			die("'%s' line %zu: %zu fields, the header has %zu", path, lineno, cols, ncols);
+			die("'%s' line %zu: %zu fields, the header has %zu", path, lineno, cols,
+			    ncols);
 		out(sb, "| ");
 		for (p = line; *p; p++)
 			out(sb, *p == '\t' ? " | " : "%c", *p);
@@ -637,8 +643,7 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 	size_t w, j, bar;
 
 #define Y(v) (top + (hi - (v)) / (hi - lo) * PLOT_H)
-	out(sb, "<text x=\"%d\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">", LEFT,
-	    y0 + 20);
+	out(sb, "<text x=\"%d\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">", LEFT, y0 + 20);
 	if (!strcmp(p->mode, "icount"))
 		out(sb, "Guest instructions per operation (QEMU -icount), %s mix: baseline / kernel",
 		    p->mix);
@@ -650,7 +655,8 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 	for (t = ceil(lo / step - 1e-9) * step; t <= hi + 1e-9; t += step) {
 		out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 		    LEFT, Y(t), LEFT + group_w * (double)p->workloads.n, Y(t));
-		out(sb, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
+		out(sb,
+		    "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
 		    LEFT - 6, Y(t) + 4, t);
 	}
 	for (w = 0; w < p->workloads.n; w++) {
@@ -659,7 +665,8 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 		double gx = LEFT + group_w * (double)w + GROUP_GAP / 2.0;
 
 		for (j = 0, bar = 0; j < kernels->n; j++) {
-			struct key kk = { p->mode, p->mix, p->workloads.items[w], kernels->items[j] };
+			struct key kk = { p->mode, p->mix, p->workloads.items[w],
+					  kernels->items[j] };
 			struct cell c;
 			double r, rmin, rmax, x, ya, yb;
 
@@ -673,8 +680,9 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 				rmax = ratio(p->mode, c.max, b.median);
 				ya = Y(r > 1 ? r : 1);
 				yb = Y(r > 1 ? 1 : r);
-				out(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
-					"fill=\"%s\"><title>",
+				out(sb,
+				    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
+				    "fill=\"%s\"><title>",
 				    x, ya, BAR_W - 2, yb - ya < 0.5 ? 0.5 : yb - ya,
 				    colors[bar % (sizeof(colors) / sizeof(colors[0]))]);
 				svg_text(sb, kernels->items[j]);
@@ -683,21 +691,30 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 				out(sb, ": %.3f (range %.3f–%.3f)</title></rect>\n", r,
 				    rmin < rmax ? rmin : rmax, rmin < rmax ? rmax : rmin);
 				/* the kernel's range over the rounds, against the baseline's median */
-				out(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-					"stroke=\"#333\"/>\n",
-				    x + (BAR_W - 2) / 2.0, Y(rmin < lo ? lo : rmin > hi ? hi : rmin),
-				    x + (BAR_W - 2) / 2.0, Y(rmax < lo ? lo : rmax > hi ? hi : rmax));
+				out(sb,
+				    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"#333\"/>\n",
+				    x + (BAR_W - 2) / 2.0,
+				    Y(rmin < lo ? lo :
+				      rmin > hi ? hi :
+						  rmin),
+				    x + (BAR_W - 2) / 2.0,
+				    Y(rmax < lo ? lo :
+				      rmax > hi ? hi :
+						  rmax));
 			}
 			bar++;
 		}
-		out(sb, "<text transform=\"translate(%.1f,%.1f) rotate(-50)\" font-size=\"11\" "
-			"text-anchor=\"end\">",
+		out(sb,
+		    "<text transform=\"translate(%.1f,%.1f) rotate(-50)\" font-size=\"11\" "
+		    "text-anchor=\"end\">",
 		    gx + group_w / 2 - GROUP_GAP / 2.0, top + PLOT_H + 14);
 		svg_text(sb, p->workloads.items[w]);
 		out(sb, "</text>\n");
 	}
-	out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
-		"stroke-width=\"1.5\"/>\n",
+	out(sb,
+	    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+	    "stroke-width=\"1.5\"/>\n",
 	    LEFT, Y(1.0), LEFT + group_w * (double)p->workloads.n, Y(1.0));
 	out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>\n", LEFT, top,
 	    LEFT, top + PLOT_H);
@@ -721,7 +738,8 @@ static void scale_of(const struct panel *panels, size_t np, const char *mode,
 		if (strcmp(panels[i].mode, mode))
 			continue;
 		for (j = 0; j < panels[i].workloads.n; j++) {
-			struct key kb = { mode, panels[i].mix, panels[i].workloads.items[j], baseline };
+			struct key kb = { mode, panels[i].mix, panels[i].workloads.items[j],
+					  baseline };
 			struct cell b = summarize(&kb);
 
 			for (m = 0; m < kernels->n && b.n; m++) {
@@ -765,8 +783,9 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 		width = MIN_WIDTH;
 	height = (double)np * (TOP_TITLE + PLOT_H + LABEL_H) + 10;
 	out(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	out(&sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		 "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n",
+	out(&sb,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	    "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n",
 	    width, height, width, height);
 	out(&sb, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	for (i = 0; i < np; i++) {
@@ -792,8 +811,8 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 	out(&sb, " = 1.0</text>\n");
 	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">above 1: better</text>\n",
 	    width - 140, 60 + 18 * (double)i);
-	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">line: min–max</text>\n",
-	    width - 140, 76 + 18 * (double)i);
+	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">line: min–max</text>\n", width - 140,
+	    76 + 18 * (double)i);
 	out(&sb, "</svg>\n");
 	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
 	if (r)
@@ -849,7 +868,8 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			if (kpgo_parse_u64(optarg, &calib_max) || calib_max > 100) {
-				fprintf(stderr, "bench-report: bad --calib-max-error '%s'\n", optarg);
+				fprintf(stderr, "bench-report: bad --calib-max-error '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -904,8 +924,9 @@ int main(int argc, char **argv)
 			if (!strcmp(mixes.items[j], "calib"))
 				continue;
 			out(&md, "### %s, %s mix\n\n",
-			    !strcmp(modes.items[i], "icount") ? "Instructions per operation (icount)"
-							      : "Wall-clock throughput (wall)",
+			    !strcmp(modes.items[i], "icount") ?
+				    "Instructions per operation (icount)" :
+				    "Wall-clock throughput (wall)",
 			    mixes.items[j]);
 			md_mode_intro(&md, modes.items[i], rounds);
 			md_table(&md, modes.items[i], mixes.items[j], &kernels, rounds);
@@ -914,7 +935,8 @@ int main(int argc, char **argv)
 			panels[np].mode = modes.items[i];
 			panels[np].mix = xstrdup(mixes.items[j]);
 			k.mix = mixes.items[j];
-			distinct(&panels[np].workloads, offsetof(struct row, workload), is_mode_mix, &k);
+			distinct(&panels[np].workloads, offsetof(struct row, workload), is_mode_mix,
+				 &k);
 			np++;
 		}
 	}
