@@ -452,7 +452,9 @@ profile() {
 	[ "$(info_value WORKLOAD)" = e2e-train ] ||
 		fail "the profile's workload is '$(info_value WORKLOAD)', not the image's setting e2e-train"
 	# the module loaded and unloaded before collection is in the profile
-	tar --zstd -tf "$sel" | grep -q '^gcda/drivers/net/dummy\.gcda$' ||
+	# (the list first: grep -q would end tar with SIGPIPE, and pipefail)
+	tar --zstd -tf "$sel" >"$out/profile-files.txt" || fail "cannot list $sel"
+	grep -qx 'gcda/drivers/net/dummy\.gcda' "$out/profile-files.txt" ||
 		fail "the profile has no gcda/drivers/net/dummy.gcda (the module unloaded before collection)"
 	ok "$(basename "$sel"): $(info_value KERNEL_RELEASE), $(info_value OBJECTS) objects (the unloaded module's among them), $(info_value FUNCTIONS) functions, workload $(info_value WORKLOAD), $(info_value MERGED_PROFILES) profile(s), sha256 ${profile_sha:0:16}"
 }
