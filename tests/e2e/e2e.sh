@@ -248,7 +248,7 @@ units_note() {
 # guest_says PATTERN NAME: the rest of the guest's first line that starts
 # with PATTERN (a sed regular expression without '|'), from boot NAME.
 guest_says() {
-	sed -n "s|^KPGO-E2E: $1||p" "$out/guest-$2.txt" | head -1
+	sed -n "/^KPGO-E2E: $1/{s|^KPGO-E2E: $1||p;q}" "$out/guest-$2.txt"
 }
 
 # The workload's results for the summary: "ops/s: syscall N, ..., redis N"
@@ -488,8 +488,15 @@ boot_v1() {
 boot_rpm() {
 	local gen=$1 dir=$2 rel=$3 rpm k same
 	step "boot-rpm-$gen" "the kernel of $gen's .rpm"
-	rpm=$(find "$dir" -maxdepth 1 -name "kernel-pgo-*.x86_64.rpm" ! -name '*-devel-*' ! -name '*-instr-*' |
-		while read -r f; do rpm -qpl "$f" 2>/dev/null | grep -qx "/lib/modules/$rel/vmlinuz" && echo "$f"; done | head -1)
+	# (no grep -q or head in pipes here: with pipefail, SIGPIPE fails the step)
+	rpm=''
+	for f in "$dir"/kernel-pgo-*.x86_64.rpm; do
+		case $f in *-devel-* | *-instr-*) continue ;; esac
+		if rpm -qpl "$f" 2>/dev/null | grep -x "/lib/modules/$rel/vmlinuz" >/dev/null; then
+			rpm=$f
+			break
+		fi
+	done
 	[ -n "$rpm" ] || fail "no kernel-pgo .rpm of $rel in $dir"
 	rm -rf "$out/rpm"
 	mkdir -p "$out/rpm"
