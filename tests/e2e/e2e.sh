@@ -248,7 +248,7 @@ units_note() {
 # guest_says PATTERN NAME: the rest of the guest's first line that starts
 # with PATTERN (a sed regular expression without '|'), from boot NAME.
 guest_says() {
-	sed -n "/^KPGO-E2E: $1/{s|^KPGO-E2E: $1||p;q}" "$out/guest-$2.txt"
+	sed -n "\\|^KPGO-E2E: $1|{s|^KPGO-E2E: $1||p;q}" "$out/guest-$2.txt"
 }
 
 # The workload's results for the summary: "ops/s: syscall N, ..., redis N"
