@@ -191,18 +191,20 @@ kernel-tests:
 		$(if $(KPGO_PROFILE),KPGO_PROFILE=$(KPGO_PROFILE)) bats --tap tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
-# tree, booted in QEMU with the training workload (tests/kernel/init-train),
-# collected by kpgo. See profiles-store/README.md.
+# tree, booted in QEMU on the kernel benchmark's Debian guest with the
+# training mixes (tests/kernel/train-profile.sh: train and system of
+# tests/bench/guest/init), collected by kpgo in the guest. Root only (the
+# guest's image). See profiles-store/README.md.
 KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
 
 $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
 	mkdir -p $(KPGO_BUILDDIR)/src
 	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
 
-default-profile: $(B)/kpgo $(KSRC)/Makefile
+default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
 	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS)
-	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --objtree $(KSRC)/pgo-instr \
-		-o profiles-store/$(KSERIES)/small.kpgo
+	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --bench $(CURDIR)/$(B)/bench \
+		--objtree $(KSRC)/pgo-instr -o profiles-store/$(KSERIES)/small.kpgo
 
 # The whole cycle on a Debian 12 guest under QEMU (tests/e2e/e2e.sh):
 # instrumented packages installed with apt, the workload, collection at

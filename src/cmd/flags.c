@@ -10,7 +10,7 @@
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: kpgo flags [--profile-dir DIR] [--compiler gcc] [--partial-training] [--make]\n"
+	"usage: kpgo flags [--profile-dir DIR] [--compiler gcc] [--no-partial-training] [--make]\n"
 	"\n"
 	"Prints the flags for a build that uses a staged profile, on one line:\n"
 	"  -fprofile-use[=DIR]            read the profile (DIR: kpgo stage --profile-dir)\n"
@@ -20,23 +20,28 @@ static const char usage_text[] =
 	"                                 taken) falls back to static heuristics, with a\n"
 	"                                 warning the profile report counts\n"
 	"  -Wno-error=missing-profile     likewise for objects without a profile\n"
-	"With --partial-training, code the training never ran is optimised as\n"
-	"without a profile instead of for size (bigger, safer for other workloads).\n"
+	"  -fprofile-partial-training     code the training never ran is optimised as\n"
+	"                                 without a profile, not for size as \"never\n"
+	"                                 executed\": a fleet runs what a training\n"
+	"                                 workload missed (docs/BENCHMARKS.md measures it)\n"
+	"--no-partial-training leaves that one out (smaller code; the untrained\n"
+	"paths slower). --partial-training, the default, is accepted.\n"
 	"--make prints KCFLAGS=... for a kernel make command line.\n";
 
 int cmd_flags(int argc, char **argv)
 {
-	enum { OPT_PARTIAL = 256, OPT_COMPILER, OPT_MAKE };
+	enum { OPT_PARTIAL = 256, OPT_NO_PARTIAL, OPT_COMPILER, OPT_MAKE };
 	static const struct option opts[] = {
 		{ "profile-dir", required_argument, NULL, 'p' },
 		{ "compiler", required_argument, NULL, OPT_COMPILER },
 		{ "partial-training", no_argument, NULL, OPT_PARTIAL },
+		{ "no-partial-training", no_argument, NULL, OPT_NO_PARTIAL },
 		{ "make", no_argument, NULL, OPT_MAKE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *compiler = "gcc";
-	bool partial = false, make = false;
+	bool partial = true, make = false;
 	struct strbuf sb = STRBUF_INIT;
 	int c;
 
@@ -45,6 +50,7 @@ int cmd_flags(int argc, char **argv)
 		case 'p': dir = optarg; break;
 		case OPT_COMPILER: compiler = optarg; break;
 		case OPT_PARTIAL: partial = true; break;
+		case OPT_NO_PARTIAL: partial = false; break;
 		case OPT_MAKE: make = true; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("flags", "bad option");
