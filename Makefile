@@ -86,10 +86,16 @@ check: check-tool
 	cp $(E2E_OUT)/packages/*.deb $(E2E_OUT)/packages/*.rpm $(PKGDIR)/
 	$(MAKE) kernel-tests KPGO_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
 
-check-tool: fuzz-smoke unit cli
+check-tool: fuzz-smoke unit cachesim cli
 
 unit: $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN)
+
+# The kernel benchmark's cache-model QEMU plugin (tests/bench/cachesim.c),
+# against qemu-plugin.h from Debian's source of the installed QEMU
+# (tests/bench/qemu-plugin.sh: apt-get source the first time, as root).
+cachesim:
+	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin
 
 cli: $(B)/kpgo $(TOOL_BIN)
 	KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests \
@@ -277,7 +283,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: cachesim deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -19,6 +19,8 @@ pkgs=(
     debhelper dpkg-dev lintian rpm ccache file
     # booting kernels in QEMU (training runs, end-to-end tests)
     qemu-system-x86 busybox-static e2fsprogs
+    # the benchmark's cache-model plugin: its test runs under QEMU's user mode
+    qemu-user
     # the end-to-end test's Debian image (make e2e)
     mmdebstrap
 )
