@@ -78,6 +78,9 @@
 #                             the kernels (baseline, o3, pgo, pgo-pkg,
 #                             clang-lto, clang-lto-pgo); baseline is required
 #   BENCH_PKG_PROFILE=profiles-store/6.1/small.kpgo   pgo-pkg's profile
+#   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
+#                             two pgo-pkg builds (two profiles, or two kpgo
+#                             versions' flags) kept side by side
 #   BENCH_CACHE_ROUNDS=1      boots of each kernel in mode cache
 #   BENCH_CACHE_SCALE=0.2     their operation counts (and twice these)
 #   BENCH_CACHES="l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64"
@@ -126,6 +129,7 @@ read -r -a kernels <<<"${BENCH_KERNELS:-baseline o3 pgo clang-lto clang-lto-pgo}
 mixes=${BENCH_MIXES:-train,heldout,foreign}
 pkg_profile=$(readlink -m "${BENCH_PKG_PROFILE:-$top/profiles-store/6.1/small.kpgo}")
 cache_rounds=${BENCH_CACHE_ROUNDS:-1}
+pkg_tree_in=${BENCH_PKG_TREE:-}
 cache_scale_in=${BENCH_CACHE_SCALE:-0.2}
 read -r -a caches <<<"${BENCH_CACHES:-l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64}"
 l1_penalty=${BENCH_L1_PENALTY:-14}
@@ -202,6 +206,8 @@ for w in wl-micro wl-syscall wl-pipe wl-fork wl-file wl-socket; do
 	[ -x "$bench/$w" ] || die "no workload program '$bench/$w' (make workloads)"
 done
 [ -f "$ksrc/Makefile" ] || die "no kernel source tree at '$ksrc' (make unpacks it)"
+pkg_tree=$(readlink -m "${pkg_tree_in:-$ksrc/pgo-pkg}")
+[ "$(dirname "$pkg_tree")" = "$ksrc" ] || die "BENCH_PKG_TREE '$pkg_tree' is not directly inside '$ksrc'"
 
 logs=$out/logs
 mkdir -p "$out" "$logs"
@@ -213,6 +219,7 @@ t_all=$SECONDS
 tree() {
 	case $1 in
 	pgo) echo "$ksrc/pgo-bench" ;;
+	pgo-pkg) echo "$pkg_tree" ;;
 	*) echo "$ksrc/$1" ;;
 	esac
 }
