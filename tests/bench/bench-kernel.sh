@@ -479,6 +479,12 @@ for mode in "${modes[@]}"; do
 				}
 				{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mode, round, kernel, $2, $3,
 					substr($4, 5), substr($5, 9), accel; n++ }
+				# the guest'"'"'s context switches while the program ran: in
+				# icount mode, a row of the mode ctxsw (count per operation)
+				mode == "icount" && $NF ~ /^ctxsw=[0-9]+$/ {
+					printf "ctxsw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", round, kernel, $2, $3,
+						substr($4, 5), substr($NF, 7), accel
+				}
 				END { if (!bad && n == 0) { printf "%s: no results\n", f > "/dev/stderr"; exit 1 } }
 			' "$logs/$name.txt" >>"$results" || die "boot $name: bad results (console: $logs/$name.console)"
 			note "boot $name: ${boot_s}s"

@@ -187,6 +187,9 @@ row() {
         printf 'cache-l2\t1\tpgo\tforeign\tw1\t1000\t0\ttcg-icount-cachesim\n'
         printf 'cache-cycles\t1\tbaseline\tforeign\tw1\t1000\t5000000\ttcg-icount-cachesim\n'
         printf 'cache-cycles\t1\tpgo\tforeign\tw1\t1000\t4000000\ttcg-icount-cachesim\n'
+        # context switches: 2 per operation on both, not in the plot
+        printf 'ctxsw\t1\tbaseline\tforeign\tw1\t1000\t2000\ttcg-icount\n'
+        printf 'ctxsw\t1\tpgo\tforeign\tw1\t1000\t2000\ttcg-icount\n'
     } >"$W/cache.tsv"
     run "$BR" -o "$W/cache.md" --svg "$W/cache.svg" "$W/cache.tsv"
     assert_success
@@ -200,6 +203,11 @@ row() {
     assert_output 1
     run grep -c 'L1 instruction cache misses' "$W/cache.svg"
     assert_output 0
+    run grep -c 'Context switches' "$W/cache.svg"
+    assert_output 0
+    run cat "$W/cache.md"
+    assert_output --partial "### Context switches per operation (the whole guest's, /proc/stat), foreign mix"
+    assert_output --partial "| w1 | 2.00 [2.00–2.00] | 2.00 [2.00–2.00] | 1.000 (+0.0% context switches) |"
     # a zero count is no count in the other modes
     printf 'mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel\nicount\t1\tbaseline\tx\tw\t1\t0\ttcg\n' >"$W/zero.tsv"
     run "$BR" "$W/zero.tsv"

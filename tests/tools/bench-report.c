@@ -23,7 +23,9 @@
  * L1d and L2 misses) and cache-cycles (modelled cycles); for them the
  * "seconds" column holds the count of those events over ops operations
  * (zero allowed), and they read like icount: lower is better, the ratio is
- * baseline / kernel.
+ * baseline / kernel. The mode ctxsw is the same kind of count: the guest's
+ * context switches while the program ran (a check that both kernels
+ * scheduled the program alike; not plotted).
  *
  * For each mode, mix, workload and kernel: the median, minimum and maximum
  * over the rounds, and the ratio of the medians to the baseline kernel's,
@@ -162,6 +164,7 @@ static const struct {
 	{ "cache-l1d", "L1 data cache misses per operation (cache model)", "L1d misses" },
 	{ "cache-l2", "L2 cache misses per operation (cache model)", "L2 misses" },
 	{ "cache-cycles", "Modelled cycles per operation (cache model)", "modelled cycles" },
+	{ "ctxsw", "Context switches per operation (the whole guest's, /proc/stat)", "context switches" },
 };
 
 static const char *cache_label(const char *mode)
@@ -445,6 +448,14 @@ static const char *accel_of(const char *mode)
 
 static void md_mode_intro(struct strbuf *sb, const char *mode, size_t rounds)
 {
+	if (!strcmp(mode, "ctxsw")) {
+		out(sb, "%s while the program ran (its start and exit included), from the "
+			"icount boots: where two kernels differ here, they scheduled the program "
+			"differently, and its instruction counts differ for that reason too. Cells: "
+			"median [min–max] of %zu boots per kernel; ratio: baseline / kernel.\n\n",
+		    cache_label(mode), rounds);
+		return;
+	}
 	if (cache_label(mode)) {
 		out(sb, "%s, of the measured loops only: each program ran at two operation "
 			"counts, and the counts are the difference of the two runs over the "
@@ -985,7 +996,7 @@ int main(int argc, char **argv)
 			md_table(&md, modes.items[i], mixes.items[j], &kernels, rounds);
 			/* the plot: of the cache model, the modelled cycles alone */
 			if (cache_label(modes.items[i]) && strcmp(modes.items[i], "cache-cycles"))
-				continue;
+				continue; /* ctxsw too */
 			panels = xrealloc(panels, (np + 1) * sizeof(*panels));
 			memset(&panels[np], 0, sizeof(panels[np]));
 			panels[np].mode = modes.items[i];
