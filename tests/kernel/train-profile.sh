@@ -18,7 +18,8 @@
 # the end-to-end test's workload, then the rest of what a machine's kernel
 # does (files on ext4, exec-heavy shell, /proc, signals and timers, memory,
 # TCP); never the benchmark's held-out or foreign programs. The counters
-# are reset after the guest's setup: the profile is of the mixes.
+# are not reset after the guest's boot and setup: like a profile a machine
+# of the fleet collects, it has the boot too (kpgo_gcov_reset=0).
 # Environment: KPGO_ACCEL=kvm|tcg skips the KVM probe; KPGO_TRAIN_SCALE
 # (default 1) scales the mixes' operation counts.
 
@@ -91,7 +92,7 @@ start=$SECONDS
 rc=0
 timeout "$secs" qemu-system-x86_64 -accel "$accel" -m 1024 -smp 1 \
 	-display none -monitor none -serial stdio -no-reboot -nic none -kernel "$kernel" \
-	-append "console=ttyS0 root=/dev/vda ro init=/usr/local/lib/kpgo-bench/init panic=-1 loglevel=4 kpgo_mix=$mix kpgo_scale=$scale kpgo_gcov=1 kpgo_workload=$workload" \
+	-append "console=ttyS0 root=/dev/vda ro init=/usr/local/lib/kpgo-bench/init panic=-1 loglevel=4 kpgo_mix=$mix kpgo_scale=$scale kpgo_gcov=1 kpgo_gcov_reset=0 kpgo_workload=$workload" \
 	-drive "file=$disk,if=virtio,format=raw,snapshot=on" \
 	-virtfs "local,path=$w/share,mount_tag=out,security_model=none" </dev/null >"$w/console.log" 2>&1 || rc=$?
 sed -i 's/\r$//' "$w/console.log"
