@@ -95,6 +95,8 @@
 #                             profile Clang applied: see its pgo-report)
 #   BENCH_CLANG=clang-16      the Clang of the clang kernels (LLVM=-16)
 #   BENCH_TIMEOUT=1800        seconds one boot may take
+#   BENCH_RESUME=1            boots whose logs in BENCH_OUT ran to their end
+#                             (a run that stopped) are read, not repeated
 #   BENCH_INSTR=DIR           an instrumented tree (pgo-instr) to use as it
 #                             is, neither configured nor built (one that
 #                             another job is using); default KSRC/pgo-instr,
@@ -297,6 +299,14 @@ boot() {
 	local name=$1 kernel=$2 params=$3 rc=0 why t0=$SECONDS
 	local console=$logs/$name.console
 	shift 3
+	# BENCH_RESUME=1: a boot of this name that ran to its end before (a run
+	# that stopped later) is read again, not repeated
+	# (check_release then checks it was of the same kernel)
+	if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$logs/$name.txt" ] && grep -qx 'done' "$logs/$name.txt"; then
+		note "boot $name: the log of an earlier run (BENCH_RESUME=1)"
+		boot_s=0
+		return
+	fi
 	timeout "$boot_timeout" qemu-system-x86_64 "$@" -m 1024 -smp 1 \
 		-display none -monitor none -serial stdio -no-reboot -nic none \
 		-kernel "$kernel" \
@@ -450,7 +460,7 @@ for mode in "${modes[@]}"; do
 						w++
 						if (2 * w > nm) { printf "%s: %d marks for %d windows\n", f, nm, w > "/dev/stderr"; bad = 1; exit 1 }
 						for (i = 3; i <= 9; i++) d[i] = m[2 * w, i] - m[2 * w - 1, i]
-						ops = substr($4, 5)
+						ops = substr($4, 5) + 0
 						if (w % 2) { for (i = 3; i <= 9; i++) first[i] = d[i]; fops = ops; fname = $3; next }
 						if ($3 != fname || ops <= fops) { printf "%s: windows %d and %d are not one program at two counts\n", f, w - 1, w > "/dev/stderr"; bad = 1; exit 1 }
 						dops = ops - fops
