@@ -225,13 +225,17 @@ e2e: $(B)/kpgo workloads
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
 # --- kernel benchmark ------------------------------------------------------
-# baseline (-O2), -O3, pgo (GCC), clang-lto and clang-lto-pgo (Clang 16
-# ThinLTO, without and with the same profile) kernels of the same source and
-# config, booted alternately in QEMU on the training mix and a held-out
-# mix; wall-clock ops/s and guest instructions per operation (-icount).
-# Root only. Writes
+# baseline (-O2), -O3, pgo (GCC), pgo-pkg (GCC, the default profile, as
+# make packages builds it), clang-lto and clang-lto-pgo (Clang 16 ThinLTO,
+# without and with the same profile) kernels of the same source and config,
+# booted alternately in QEMU on the training, held-out and foreign mixes
+# (Debian's perf bench, hackbench, stress-ng); wall-clock ops/s, guest
+# instructions per operation (-icount) and, in mode cache, a cache model
+# (tests/bench/cachesim.c; make cachesim). Root only. Writes
 # build/bench-kernel/{results.tsv,report.md,ratios.svg,builds.tsv}.
-# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_KERNELS,
+# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_MIXES,
+# BENCH_KERNELS, BENCH_PKG_PROFILE, BENCH_PKG_TREE, BENCH_CACHE_*,
+# BENCH_CACHES, BENCH_L1_PENALTY, BENCH_L2_PENALTY, BENCH_RESUME,
 # BENCH_CLANG, BENCH_OUT, KPGO_ACCEL, JOBS; see tests/bench/bench-kernel.sh.
 $(B)/tests/bench-report: LIBS += -lm
 
