@@ -81,10 +81,25 @@ FUZZ_CC ?= clang
 # the profile e2e collected. check-tool is the quick part alone;
 # kernel-check the package tests on `make packages` (the default profile).
 check: check-tool
-	$(MAKE) instr-packages
-	$(MAKE) e2e
-	cp $(E2E_OUT)/packages/*.deb $(E2E_OUT)/packages/*.rpm $(PKGDIR)/
-	$(MAKE) kernel-tests KPGO_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
+	$(MAKE) kernel-configs
+	$(MAKE) test-signing-key
+	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
+	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0
+	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
+
+# A throwaway module signing key for the tests (as the kernel's own
+# certs/Makefile makes one): a farm gives its own as KPGO_SIGNING_KEY.
+TEST_SIGNING_KEY := $(CURDIR)/$(B)/test-signing-key.pem
+test-signing-key: $(TEST_SIGNING_KEY)
+$(TEST_SIGNING_KEY):
+	@mkdir -p $(dir $@)
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-subj "/O=kpgo tests/CN=kpgo throwaway module signing key" \
+		-addext "basicConstraints=critical,CA:FALSE" -addext "keyUsage=digitalSignature" \
+		-addext "subjectKeyIdentifier=hash" -addext "authorityKeyIdentifier=keyid" \
+		-newkey rsa:2048 -keyout $@.tmp -out $@.tmp 2>/dev/null
+	chmod 0600 $@.tmp
+	mv $@.tmp $@
 
 check-tool: fuzz-smoke unit cachesim cli
 
@@ -126,18 +141,27 @@ demo: $(B)/kpgo $(TOOL_BIN)
 	./tests/demo.sh
 
 # --- kernel packages -----------------------------------------------------
-# Inputs, each with a default (see debian/rules and rpm/kernel-pgo.spec):
-#   KPGO_KSRC (kernel source tree; default Debian's linux-source-6.1, unpacked),
-#   KPGO_KCONFIG (base config fragment), KPGO_FULL_CONFIG (a complete
-#   .config instead), KPGO_PROFILE (.kpgo of the pgo flavour) or KPGO_STORE
-#   (a store: the profile `kpgo store select` picks for the release),
-#   KPGO_MIN_APPLIED (%), KPGO_CC (compiler, default gcc), JOBS. Both package formats share the kernel trees
-#   in KPGO_BUILDDIR, so each flavour is built once.
+# What a kernel package build makes is decided by `kpgo plan` from these
+# inputs, each with a default (README, "Kernel packages"), and written to
+# debian/kpgo-plan.mk (with the kernel packages' changelog entries) and
+# $(B)/kpgo-plan.macros, which debian/rules and rpm/kernel-pgo.spec read:
+#   KPGO_KSERIES (6.1; 6.12), KPGO_KSRC (a kernel source tree; default
+#   Debian's linux-source-SERIES, unpacked), KPGO_CONFIG (small; debian-cloud,
+#   debian-amd64, debian-rt: Debian's configs from linux-config-SERIES; or
+#   the name of KPGO_FULL_CONFIG, a complete .config), KPGO_PROFILE (.kpgo of
+#   the pgo flavour; default profiles-store/SERIES/CONFIG.kpgo) or KPGO_STORE
+#   (a store: the profile `kpgo store select` picks), KPGO_SERIAL (a rebuild
+#   number). And for the build itself: KPGO_MIN_APPLIED (%), KPGO_CC
+#   (compiler, default gcc), KPGO_SIGNING_KEY (module signing key),
+#   KPGO_DEBUG_INFO=1 (debug info and -dbg packages for the small config),
+#   JOBS. Both package formats share the kernel trees in KPGO_BUILDDIR, so
+#   each flavour is built once.
 #   KPGO_TOOLCHAIN=clang: the pgo flavour by Clang with ThinLTO (the Debian
 #   build profile pkg.kpgo.clang, rpmbuild --with clang), with KPGO_CLANG
 #   (default clang-16) and KPGO_GCNO (the instrumented build's .gcno; see
 #   debian/rules).
-KSERIES ?= 6.1
+KPGO_KSERIES ?= 6.1
+KSERIES := $(KPGO_KSERIES)
 JOBS ?= $(shell nproc)
 KPGO_BUILDDIR ?= $(CURDIR)/$(B)/kernel
 PKGDIR ?= $(CURDIR)/$(B)/packages
@@ -145,8 +169,8 @@ PKGDIR ?= $(CURDIR)/$(B)/packages
 # HOME, and ccache would then start from nothing.
 CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ccache
 export KPGO_BUILDDIR CCACHE_DIR
-KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_KCONFIG KPGO_FULL_CONFIG KPGO_PROFILE KPGO_STORE \
-	KPGO_MIN_APPLIED KPGO_CC KPGO_CLANG KPGO_GCNO,$(if $($(v)),$(v)=$($(v))))
+KPGO_PKG_VARS := $(foreach v,KPGO_KSRC KPGO_MIN_APPLIED KPGO_CC KPGO_CLANG KPGO_GCNO \
+	KPGO_SIGNING_KEY KPGO_DEBUG_INFO,$(if $($(v)),$(v)=$($(v))))
 KPGO_TOOLCHAIN ?= gcc
 ifeq ($(filter gcc clang,$(KPGO_TOOLCHAIN)),)
 $(error KPGO_TOOLCHAIN is gcc or clang, not '$(KPGO_TOOLCHAIN)')
@@ -157,25 +181,101 @@ comma := ,
 DEB_ALL_PROFILES = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(DEB_PROFILES)) \
 	$(if $(filter clang,$(KPGO_TOOLCHAIN)),pkg.kpgo.clang)))
 
-deb:
+PLAN_ARGS = --series $(KPGO_KSERIES) $(if $(KPGO_KSRC),--src $(KPGO_KSRC)) \
+	$(if $(KPGO_CONFIG),--config $(KPGO_CONFIG)) \
+	$(if $(KPGO_FULL_CONFIG),--full-config $(abspath $(KPGO_FULL_CONFIG))) \
+	--kconfig-dir $(CURDIR)/hooks/build/kconfig \
+	$(if $(KPGO_STORE),--store $(KPGO_STORE) --cc $(or $(KPGO_CC),gcc),\
+		$(if $(KPGO_PROFILE),--profile $(abspath $(KPGO_PROFILE)),--profiles-store $(CURDIR)/profiles-store)) \
+	$(if $(KPGO_SERIAL),--serial $(KPGO_SERIAL))
+# the changelog date of the instrumented flavour: kpgo's own
+TOOL_EPOCH = $(shell dpkg-parsechangelog -l debian/changelog -STimestamp)
+
+# The plan, written afresh (it is cheap) by every packaging target.
+plan: $(B)/kpgo
+	$(B)/kpgo plan $(PLAN_ARGS) --format make >debian/kpgo-plan.mk.new
+	$(B)/kpgo plan $(PLAN_ARGS) --format rpm >$(B)/kpgo-plan.macros.new
+	SOURCE_DATE_EPOCH=$(TOOL_EPOCH) $(B)/kpgo plan $(PLAN_ARGS) --changelog instr \
+		>debian/kpgo-changelog.instr.new
+	if grep -q '^KPGO_PROFILE := ..*' debian/kpgo-plan.mk.new; then \
+		$(B)/kpgo plan $(PLAN_ARGS) --changelog pgo >debian/kpgo-changelog.pgo.new; \
+	else : >debian/kpgo-changelog.pgo.new; fi
+	for f in debian/kpgo-plan.mk debian/kpgo-changelog.instr debian/kpgo-changelog.pgo \
+		$(B)/kpgo-plan.macros; do mv $$f.new $$f; done
+	@sed -n 's/^KPGO_\(REL_[A-Z]*\|PROFILE\|CONFIG\) := \(..*\)/kpgo plan: \1 \2/p' debian/kpgo-plan.mk
+
+deb: plan
 	@mkdir -p $(PKGDIR)
 	env $(KPGO_PKG_VARS) debian/rules debian/control
 	env $(KPGO_PKG_VARS) DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" \
 		dpkg-buildpackage -b -us -uc $(if $(DEB_ALL_PROFILES),-P$(DEB_ALL_PROFILES))
-	mv ../kpgo_$(VERSION)_*.deb ../kpgo-dbgsym_$(VERSION)_*.deb ../kpgo_$(VERSION)_*.changes \
-		../kpgo_$(VERSION)_*.buildinfo $(PKGDIR)/
-	-mv ../linux-image-*pgo*.deb ../linux-headers-*pgo*.deb $(PKGDIR)/ 2>/dev/null
+	@# what this build made (debian/files), not whatever else is in ../
+	cd .. && mv $$(awk '{ print $$1 }' $(CURDIR)/debian/files) \
+		kpgo_$(VERSION)_$$(dpkg --print-architecture).changes $(PKGDIR)/
 	@ls -1 $(PKGDIR)/*.deb
 
-rpm:
+rpm: plan
 	@mkdir -p $(PKGDIR) $(B)/rpmbuild
 	rpmbuild -bb --build-in-place --nodeps --define "_topdir $(CURDIR)/$(B)/rpmbuild" \
 		--define "kpgo_srcdir $(CURDIR)" --define "kpgo_builddir $(KPGO_BUILDDIR)" \
+		--define "kpgo_plan_file $(CURDIR)/$(B)/kpgo-plan.macros" \
 		--define "_smp_build_ncpus $(JOBS)" \
 		$(foreach v,$(KPGO_PKG_VARS),--define "$(shell echo $(v) | sed 's/=.*//; y/ABCDEFGHIJKLMNOPQRSTUVWXYZ/abcdefghijklmnopqrstuvwxyz/') $(lastword $(subst =, ,$(v)))") \
 		$(if $(filter clang,$(KPGO_TOOLCHAIN)),--with clang) $(RPMBUILD_OPTS) rpm/kernel-pgo.spec
 	cp $(B)/rpmbuild/RPMS/*/*.rpm $(PKGDIR)/
 	@ls -1 $(PKGDIR)/*.rpm
+
+# Source packages a build farm builds unmodified, in a clean chroot or with
+# `rpmbuild --rebuild`: kpgo's glue (the repository's tracked files), the
+# plan frozen, the profile and the config inside; the kernel source by
+# reference (Build-Depends: linux-source-SERIES (= VERSION)) in the Debian
+# one, as Source1 in the RPM one. Into SOURCE_OUT (build/source):
+#   make source   NAME_VERSION.dsc and .tar.xz (source name and version:
+#                 kpgo plan's linux-pgo-SERIES-CONFIG, KVER+DEBREV+kpgoSTAMP)
+#   make srpm     kernel-pgo-VERSION-RELEASE.src.rpm
+SOURCE_OUT ?= $(CURDIR)/$(B)/source
+plan_value = $(shell sed -n 's/^KPGO_$(1) := //p' debian/kpgo-plan.mk)
+
+# The frozen plan: the profile and config as the source package's own files.
+$(B)/source-tree: plan
+	rm -rf $(B)/source-tree && mkdir -p $(B)/source-tree/kpgo
+	git ls-files -z | xargs -0 cp -a --parents -t $(B)/source-tree/kpgo
+	set -e; t=$(B)/source-tree/kpgo; prof=$(call plan_value,PROFILE); \
+	cfg=$(call plan_value,CONFIG_FILE); \
+	if [ -n "$$prof" ]; then cp "$$prof" $$t/debian/kpgo-profile.kpgo; fi; \
+	case $$cfg in *.xz) xz -dc "$$cfg" >$$t/debian/kpgo-config ;; *) cp "$$cfg" $$t/debian/kpgo-config ;; esac; \
+	sed -e "s|^KPGO_PROFILE := ..*|KPGO_PROFILE := debian/kpgo-profile.kpgo|" \
+	    -e "s|^KPGO_CONFIG_FILE := .*|KPGO_CONFIG_FILE := debian/kpgo-config|" \
+	    -e "s|^KPGO_CONFIG_KIND := debian|KPGO_CONFIG_KIND := full|" \
+	    debian/kpgo-plan.mk >$$t/debian/kpgo-plan.mk; \
+	echo 'KPGO_SOURCE_MODE := yes' >>$$t/debian/kpgo-plan.mk; \
+	cp debian/kpgo-changelog.instr debian/kpgo-changelog.pgo $$t/debian/; \
+	if [ -s debian/kpgo-changelog.pgo ]; then f=pgo; else f=instr; fi; \
+	$(CURDIR)/$(B)/kpgo plan $(PLAN_ARGS) --changelog $$f --as-source >$$t/debian/changelog; \
+	(cd $$t && debian/rules debian/control)
+
+source: $(B)/source-tree
+	mkdir -p $(SOURCE_OUT)
+	cd $(B)/source-tree && dpkg-source -b kpgo
+	mv $(B)/source-tree/$(call plan_value,SOURCE_NAME)_$(call plan_value,SOURCE_PKG_VERSION)* $(SOURCE_OUT)/
+	@ls -1 $(SOURCE_OUT)/*.dsc
+
+srpm: $(B)/source-tree
+	rm -rf $(B)/srpmbuild && mkdir -p $(B)/srpmbuild/SOURCES $(SOURCE_OUT)
+	set -e; v=$(call plan_value,SOURCE_PKG_VERSION); s=$(CURDIR)/$(B)/srpmbuild/SOURCES; \
+	mv $(B)/source-tree/kpgo $(B)/source-tree/kpgo-$$v; \
+	tar -C $(B)/source-tree -czf $$s/kpgo-$$v.tar.gz kpgo-$$v; \
+	mv $(B)/source-tree/kpgo-$$v $(B)/source-tree/kpgo; \
+	cp /usr/src/linux-source-$(call plan_value,SERIES).tar.xz $$s/; \
+	cp $(B)/source-tree/kpgo/debian/kpgo-config $$s/kpgo-config; \
+	if [ -f $(B)/source-tree/kpgo/debian/kpgo-profile.kpgo ]; then \
+	    cp $(B)/source-tree/kpgo/debian/kpgo-profile.kpgo $$s/; else : >$$s/kpgo-profile.kpgo; fi; \
+	sed -e 's|^%kpgo_plan_config_kind debian|%kpgo_plan_config_kind full|' $(B)/kpgo-plan.macros \
+	    >$$s/kpgo-plan.macros
+	rpmbuild -bs --define "_topdir $(CURDIR)/$(B)/srpmbuild" \
+		--define "kpgo_plan_file $(CURDIR)/$(B)/srpmbuild/SOURCES/kpgo-plan.macros" rpm/kernel-pgo.spec
+	mv $(B)/srpmbuild/SRPMS/*.src.rpm $(SOURCE_OUT)/
+	@ls -1 $(SOURCE_OUT)/*.src.rpm
 
 packages: deb rpm
 
@@ -190,15 +290,21 @@ instr-packages:
 kernel-check: packages
 	$(MAKE) kernel-tests
 
+# Every series and config wired (6.1 and 6.12; small and Debian's cloud
+# config; both flavours): configured, not built (a few minutes).
+kernel-configs: $(B)/kpgo
+	KPGO=$(CURDIR)/$(B)/kpgo bats --tap tests/kernel/configs.bats
+
 # The package tests alone, on what PKGDIR holds; KPGO_PROFILE: the profile
 # the optimized packages were built with (default: profiles-store's).
-kernel-tests:
+kernel-tests: $(B)/kpgo
+	$(B)/kpgo plan $(PLAN_ARGS) >$(B)/kernel-tests.plan
 	KPGO=$(CURDIR)/$(B)/kpgo PKGDIR=$(PKGDIR) KPGO_BUILDDIR=$(KPGO_BUILDDIR) \
-		$(if $(KPGO_PROFILE),KPGO_PROFILE=$(KPGO_PROFILE)) bats --tap tests/kernel/packages.bats
+		KPGO_PLAN=$(CURDIR)/$(B)/kernel-tests.plan bats --tap tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
 # tree, booted in QEMU on the kernel benchmark's Debian guest with the
-# training mixes (tests/kernel/train-profile.sh: train and system of
+# training mixes (tests/kernel/train-default.sh: train and system of
 # tests/bench/guest/init), collected by kpgo in the guest. Root only (the
 # guest's image). See profiles-store/README.md.
 KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
@@ -206,10 +312,13 @@ KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
 $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
 	mkdir -p $(KPGO_BUILDDIR)/src
 	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
+	dpkg-query -W -f='$${Version}\n' linux-source-$(KSERIES) \
+		>$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/.kpgo-source-version
 
 default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
-	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS)
-	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --bench $(CURDIR)/$(B)/bench \
+	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS) \
+		--release "$$($(B)/kpgo plan $(PLAN_ARGS) | sed -n 's/^KPGO_REL_INSTR=//p')"
+	tests/kernel/train-default.sh --kpgo $(CURDIR)/$(B)/kpgo --bench $(CURDIR)/$(B)/bench \
 		--objtree $(KSRC)/pgo-instr -o profiles-store/$(KSERIES)/small.kpgo
 
 # The whole cycle on a Debian 12 guest under QEMU (tests/e2e/e2e.sh):
@@ -221,7 +330,7 @@ default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
 E2E_OUT ?= $(CURDIR)/$(B)/e2e
 
 e2e: $(B)/kpgo workloads
-	E2E_OUT=$(E2E_OUT) E2E_INSTR_PKGDIR=$${E2E_INSTR_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
+	E2E_OUT=$(E2E_OUT) E2E_PKGDIR=$${E2E_PKGDIR:-$(PKGDIR)} KPGO=$(CURDIR)/$(B)/kpgo \
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
 # --- kernel benchmark ------------------------------------------------------
@@ -287,7 +396,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: cachesim deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
+.PHONY: cachesim kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

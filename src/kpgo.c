@@ -17,7 +17,8 @@ struct subcommand {
 static const struct subcommand commands[] = {
 	{ "collect", cmd_collect, "read the kernel's gcov data into a profile archive" },
 	{ "reset", cmd_reset, "zero the kernel's gcov counters" },
-	{ "info", cmd_info, "show a profile's manifest, totals and hottest code" },
+	{ "info", cmd_info, "show a profile: hottest functions, subsystems, coverage" },
+	{ "diff", cmd_diff, "compare two profiles: similarity, what gained or lost" },
 	{ "merge", cmd_merge, "merge profiles, weighted, in one pass" },
 	{ "stage", cmd_stage, "put a profile where GCC's -fprofile-use finds it" },
 	{ "store", cmd_store, "add, list, select, verify and prune stored profiles" },
@@ -25,6 +26,7 @@ static const struct subcommand commands[] = {
 	{ "report", cmd_report, "how much of the profile an optimized build applied" },
 	{ "afdo", cmd_afdo, "convert a profile for Clang (LLVM sample profile)" },
 	{ "spool", cmd_spool, "on a machine: collect into the spool, upload, prune" },
+	{ "plan", cmd_plan, "what a kernel package build makes: releases, versions, profile" },
 };
 
 static void usage(FILE *f)

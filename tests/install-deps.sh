@@ -13,10 +13,15 @@ pkgs=(
     shellcheck valgrind python3
     # bench-report.bats checks the plot is well-formed XML
     libxml2-utils
+    # html.bats renders kpgo info --html in a headless browser
+    chromium
     gcc-11
     # the kernel flavours as .deb and .rpm packages
     linux-source-6.1 bc bison flex libelf-dev cpio kmod rsync xz-utils
     debhelper dpkg-dev lintian rpm ccache file
+    # the other series, Debian's own configs, BTF and module signing of
+    # distro configs (KPGO_KSERIES=6.12, KPGO_CONFIG=debian-cloud)
+    linux-source-6.12 linux-config-6.1 linux-config-6.12 dwarves openssl
     # booting kernels in QEMU (training runs, end-to-end tests)
     qemu-system-x86 busybox-static e2fsprogs
     # the benchmark's cache-model plugin: its test runs under QEMU's user mode

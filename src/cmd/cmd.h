@@ -20,6 +20,7 @@
 int cmd_collect(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stage(int argc, char **argv);
 int cmd_store(int argc, char **argv);
@@ -27,6 +28,7 @@ int cmd_flags(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_spool(int argc, char **argv);
 int cmd_afdo(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #define DEFAULT_GCOV_DIR "/sys/kernel/debug/gcov"
 
@@ -153,6 +155,19 @@ struct subcommand_entry {
  */
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
+
+/* --- kpgo info and kpgo diff ------------------------------------------- */
+
+/* The format versions of their JSON (docs/kpgo.1). */
+#define KPGO_INFO_JSON_VERSION 1
+#define KPGO_DIFF_JSON_VERSION 1
+
+struct kpgo_pstat;
+struct kpgo_pstat_fn;
+/* A function's members (object, ident, checksums, names), no braces. */
+void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f);
+/* The "names" object of a profile named from @objtree, or null. */
+void json_pstat_names(const struct kpgo_pstat *ps, const char *objtree);
 
 /* Writes @s as a JSON string literal, quotes included. */
 void json_str(FILE *f, const char *s);

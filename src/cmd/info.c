@@ -1,49 +1,242 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* kpgo info: what a profile archive holds. */
+/* kpgo info: what a profile archive holds, by name, subsystem and object. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile-archive.h"
 #include "cmd/cmd.h"
-#include "profile.h"
-#include "summary.h"
+#include "html-report.h"
+#include "profstat.h"
+#include "sha256.h"
 
 static const char usage_text[] =
-	"usage: kpgo info [--json] [--top N] FILE.kpgo\n"
+	"usage: kpgo info [options] FILE.kpgo\n"
+	"   or: kpgo info --html OUT.html [--pgo-report FILE] [options] FILE.kpgo\n"
 	"\n"
-	"Shows the manifest, the totals and the hottest objects and functions\n"
-	"(by the sum of their arc counters). The whole archive is verified.\n";
+	"Shows the manifest, the totals, the coverage (objects and functions with\n"
+	"any count), and the hottest subsystems, objects and functions with their\n"
+	"share of the profile. A function's count is the sum of its arc counters.\n"
+	"The whole archive is verified.\n"
+	"\n"
+	"  -t, --objtree DIR   name the functions from the instrumented build's .gcno\n"
+	"                      files: its object tree, a copy of its .gcno files (the\n"
+	"                      -pgo-instr headers package), or a gcov debugfs directory\n"
+	"  -n, --top N         how many of each list (default 10; 0: all)\n"
+	"  -d, --depth N       directory levels of a subsystem (default 2: net/ipv4)\n"
+	"      --json          print JSON (format version 1, see kpgo(1))\n"
+	"      --html OUT      write a self-contained HTML report to OUT, atomically\n"
+	"                      (default --top 25)\n"
+	"  -r, --pgo-report FILE\n"
+	"                      with --html: a build's pgo-report (kpgo report), shown\n"
+	"                      in the report with what applied\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status: 0 ok, 1 failure, 2 usage error.\n";
+
+enum { OPT_JSON = 1000, OPT_HTML };
+
+/*
+ * A name from a .gcno as a JSON string: bytes that are not UTF-8 as the
+ * text \xNN (JSON has no way to carry them), as in the text output.
+ */
+static void json_name(const char *s)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	if (kpgo_strbuf_add_utf8(&b, s))
+		json_str(stdout, "(out of memory)");
+	else
+		json_str(stdout, b.buf);
+	strbuf_release(&b);
+}
+
+/* The members every function entry of `kpgo info` and `kpgo diff` has. */
+void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f)
+{
+	static const char *const state[] = { "none", "exact", "changed" };
+
+	printf("\"object\": ");
+	json_str(stdout, ps->objs[f->obj].path);
+	printf(", \"ident\": %" PRIu32 ", \"lineno_checksum\": \"0x%08" PRIx32
+	       "\", \"cfg_checksum\": \"0x%08" PRIx32 "\", \"named\": \"%s\", \"name\": ",
+	       f->ident, f->lineno_checksum, f->cfg_checksum, state[f->state]);
+	if (f->name) {
+		json_name(f->name);
+		printf(", \"file\": ");
+		json_name(f->file);
+		printf(", \"line\": %" PRIu32, f->line);
+	} else {
+		printf("null, \"file\": null, \"line\": null");
+	}
+}
+
+void json_pstat_names(const struct kpgo_pstat *ps, const char *objtree)
+{
+	const struct kpgo_pstat_names *n = &ps->names;
+
+	if (!ps->named) {
+		printf("null");
+		return;
+	}
+	printf("{\"objtree\": ");
+	json_str(stdout, objtree);
+	printf(", \"objects_gcno\": %zu, \"objects_no_gcno\": %zu, \"objects_other_build\": %zu"
+	       ", \"functions_exact\": %zu, \"functions_changed\": %zu, \"functions_unnamed\": %zu"
+	       ", \"count_named\": %" PRIu64 "}",
+	       n->objects_gcno, n->objects_no_gcno, n->objects_other_build, n->fns_exact,
+	       n->fns_changed, n->fns_none, n->count_named);
+}
+
+static int print_json(const struct kpgo_pstat *ps, const char *file, const char *objtree,
+		      size_t top)
+{
+	size_t *idx = NULL;
+	ssize_t n, i;
+
+	printf("{\n  \"version\": %d,\n  \"file\": ", KPGO_INFO_JSON_VERSION);
+	json_str(stdout, file);
+	printf(",\n  \"manifest\": {");
+	for (i = 0; i < (ssize_t)ps->manifest.n; i++) {
+		printf("%s\n    ", i ? "," : "");
+		json_str(stdout, ps->manifest.e[i].key);
+		printf(": ");
+		json_str(stdout, ps->manifest.e[i].value);
+	}
+	printf("\n  },\n  \"totals\": {\"objects\": %zu, \"functions\": %zu, \"counters\": %" PRIu64
+	       ", \"sum_all\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
+	       ps->n_objs, ps->n_fns, ps->counters, ps->sum, ps->max);
+	printf("  \"coverage\": {\"objects\": %zu, \"objects_run\": %zu, \"functions\": %zu"
+	       ", \"functions_run\": %zu},\n  \"names\": ",
+	       ps->n_objs, ps->objs_run, ps->n_fns, ps->fns_run);
+	json_pstat_names(ps, objtree);
+	printf(",\n  \"subsystem_depth\": %u,\n  \"hottest_subsystems\": [", ps->depth);
+	n = kpgo_pstat_hottest_groups(ps, top, &idx);
+	if (n < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct kpgo_pstat_group *g = &ps->groups[idx[i]];
+
+		printf("%s\n    {\"directory\": ", i ? "," : "");
+		json_str(stdout, g->dir);
+		printf(", \"count\": %" PRIu64 ", \"share\": %.6f, \"objects\": %zu, \"objects_run\": %zu"
+		       ", \"functions\": %zu, \"functions_run\": %zu}",
+		       g->count, kpgo_pstat_share(ps, g->count), g->n_objs, g->n_objs_run, g->n_fns,
+		       g->n_fns_run);
+	}
+	free(idx);
+	printf("\n  ],\n  \"hottest_objects\": [");
+	n = kpgo_pstat_hottest_objs(ps, top, &idx);
+	if (n < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct kpgo_pstat_obj *o = &ps->objs[idx[i]];
+
+		printf("%s\n    {\"object\": ", i ? "," : "");
+		json_str(stdout, o->path);
+		printf(", \"count\": %" PRIu64 ", \"share\": %.6f, \"functions\": %zu"
+		       ", \"functions_run\": %zu}",
+		       o->count, kpgo_pstat_share(ps, o->count), o->n_fns, o->n_run);
+	}
+	free(idx);
+	printf("\n  ],\n  \"hottest_functions\": [");
+	n = kpgo_pstat_hottest_fns(ps, top, &idx);
+	if (n < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct kpgo_pstat_fn *f = &ps->fns[idx[i]];
+
+		printf("%s\n    {", i ? "," : "");
+		json_pstat_fn(ps, f);
+		printf(", \"count\": %" PRIu64 ", \"share\": %.6f}", f->count,
+		       kpgo_pstat_share(ps, f->count));
+	}
+	free(idx);
+	printf("\n  ]\n}\n");
+	return 0;
+}
+
+static int write_html(const struct kpgo_pstat *ps, const char *file, const char *objtree,
+		      const char *pgo_report, const char *out, size_t top)
+{
+	struct kpgo_html_input in = {
+		.file = file, .objtree = objtree, .top = top, .generator = "kpgo " KPGO_VERSION,
+	};
+	struct strbuf report = STRBUF_INIT, html = STRBUF_INIT;
+	char sha[KPGO_SHA256_HEX];
+	int r, ret = 1;
+
+	r = kpgo_sha256_file(file, sha);
+	if (r)
+		return error("cannot read '%s': %s", file, strerror(-r));
+	in.sha256 = sha;
+	if (pgo_report) {
+		r = kpgo_read_file(pgo_report, &report, KPGO_HTML_PGO_REPORT_MAX);
+		if (r) {
+			error("cannot read '%s': %s", pgo_report,
+			      r == -EFBIG ? "larger than 64 MiB" : strerror(-r));
+			goto out;
+		}
+		in.pgo_report = report.buf;
+		in.pgo_report_len = report.len;
+		in.pgo_report_name = pgo_report;
+	}
+	if (kpgo_html_report(ps, &in, &html)) {
+		error("out of memory");
+		goto out;
+	}
+	r = kpgo_write_file_atomic(out, html.buf, html.len, 0644);
+	if (r) {
+		error("cannot write '%s': %s", out, strerror(-r));
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&report);
+	strbuf_release(&html);
+	return ret;
+}
 
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "pgo-report", required_argument, NULL, 'r' },
+		{ "objtree", required_argument, NULL, 't' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "depth", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *objtree = NULL, *html = NULL, *pgo_report = NULL, *file;
 	struct strbuf text = STRBUF_INIT;
-	const struct kpgo_manifest *m;
-	struct kpgo_archive *a = NULL;
-	const struct kpgo_totals *t;
-	struct kpgo_summary s;
+	unsigned depth = KPGO_PSTAT_DEPTH_DEFAULT;
+	struct kpgo_pstat ps;
 	struct kpgo_error err;
-	size_t i, top = 10;
-	struct kpgo_gcda *g;
-	const char *path;
-	bool json = false;
+	bool json = false, top_set = false;
+	size_t top = 10;
 	uint64_t v;
-	int c, r, ret = 1;
+	int c, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "jt:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:d:r:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
-		case 't':
+		case OPT_JSON: json = true; break;
+		case OPT_HTML: html = optarg; break;
+		case 'r': pgo_report = optarg; break;
+		case 't': objtree = optarg; break;
+		case 'n':
 			if (kpgo_parse_u64(optarg, &v) || v > 10000)
 				return usage_error("info", "bad --top '%s'", optarg);
 			top = (size_t)v;
+			top_set = true;
+			break;
+		case 'd':
+			if (kpgo_parse_u64(optarg, &v) || v < 1 || v > KPGO_PSTAT_DEPTH_MAX)
+				return usage_error("info", "bad --depth '%s' (1 to %u)", optarg,
+						   KPGO_PSTAT_DEPTH_MAX);
+			depth = (unsigned)v;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("info", "bad option");
@@ -51,53 +244,33 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return usage_error("info", "expected one profile archive");
-	if (kpgo_summary_init(&s, top))
-		return error("out of memory");
-	if (kpgo_archive_open(&a, argv[optind], &err)) {
-		error("cannot read '%s': %s", argv[optind], err.msg);
+	if (json && html)
+		return usage_error("info", "--json and --html exclude each other");
+	if (pgo_report && !html)
+		return usage_error("info", "--pgo-report goes with --html");
+	if (html && !top_set)
+		top = 25;
+	file = argv[optind];
+	kpgo_pstat_init(&ps);
+	if (kpgo_pstat_load(&ps, file, depth, &err)) {
+		error("cannot read '%s': %s", file, err.msg);
 		goto out;
 	}
-	while ((r = kpgo_archive_next(a, &path, &g, &err)) == 1) {
-		if (kpgo_summary_add(&s, path, g)) {
+	if (objtree && kpgo_pstat_name(&ps, objtree, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (html) {
+		ret = write_html(&ps, file, objtree, pgo_report, html, top);
+		goto out;
+	}
+	if (json) {
+		if (print_json(&ps, file, objtree, top)) {
 			error("out of memory");
 			goto out;
 		}
-	}
-	if (r < 0) {
-		error("cannot read '%s': %s", argv[optind], err.msg);
-		goto out;
-	}
-	m = kpgo_archive_manifest(a);
-	t = &s.totals;
-	if (json) {
-		printf("{\n  \"file\": ");
-		json_str(stdout, argv[optind]);
-		printf(",\n  \"manifest\": {");
-		for (i = 0; i < m->n; i++) {
-			printf("%s\n    ", i ? "," : "");
-			json_str(stdout, m->e[i].key);
-			printf(": ");
-			json_str(stdout, m->e[i].value);
-		}
-		printf("\n  },\n  \"totals\": {\"objects\": %" PRIu64 ", \"functions\": %" PRIu64
-		       ", \"counters\": %" PRIu64 ", \"sum_all\": %" PRIu64 ", \"max\": %" PRIu64
-		       "},\n  \"hottest_objects\": [",
-		       t->objects, t->functions, t->counters, t->sum_all, t->max);
-		for (i = 0; i < s.n_objs; i++) {
-			printf("%s\n    {\"object\": ", i ? "," : "");
-			json_str(stdout, s.objs[i].path);
-			printf(", \"count\": %" PRIu64 "}", s.objs[i].count);
-		}
-		printf("\n  ],\n  \"hottest_functions\": [");
-		for (i = 0; i < s.n_fns; i++) {
-			printf("%s\n    {\"object\": ", i ? "," : "");
-			json_str(stdout, s.fns[i].path);
-			printf(", \"ident\": %u, \"lineno_checksum\": \"0x%08x\", \"count\": %" PRIu64 "}",
-			       s.fns[i].ident, s.fns[i].lineno_checksum, s.fns[i].count);
-		}
-		printf("\n  ]\n}\n");
 	} else {
-		if (kpgo_summary_format(&s, argv[optind], m, &text)) {
+		if (kpgo_pstat_format(&ps, file, top, &text)) {
 			error("out of memory");
 			goto out;
 		}
@@ -106,7 +279,6 @@ int cmd_info(int argc, char **argv)
 	ret = 0;
 out:
 	strbuf_release(&text);
-	kpgo_summary_release(&s);
-	kpgo_archive_close(a);
+	kpgo_pstat_release(&ps);
 	return ret;
 }

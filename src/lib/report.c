@@ -36,9 +36,10 @@ int kpgo_report_init(struct kpgo_report *r, const char *const *objtrees, size_t 
 
 	memset(r, 0, sizeof(*r));
 	kpgo_manifest_init(&r->manifest);
+	kpgo_pstat_init(&r->stat);
 	ret = kpgo_buildlog_init(&r->log, objtrees, n);
 	if (!ret)
-		ret = kpgo_summary_init(&r->summary, 10);
+		ret = kpgo_pstat_begin(&r->stat, KPGO_PSTAT_DEPTH_DEFAULT);
 	if (ret)
 		kpgo_report_release(r);
 	return ret;
@@ -53,7 +54,7 @@ void kpgo_report_release(struct kpgo_report *r)
 	free(r->objs);
 	kpgo_buildlog_release(&r->log);
 	kpgo_manifest_release(&r->manifest);
-	kpgo_summary_release(&r->summary);
+	kpgo_pstat_release(&r->stat);
 	r->objs = NULL;
 	r->n_objs = r->alloc = 0;
 }
@@ -102,10 +103,11 @@ int kpgo_report_load_profile(struct kpgo_report *r, const char *path, int objtre
 		o->sum = kpgo_gcda_sum(g);
 		/* kpgo_object_path_ok() held for @name: a clean relative path ending in .gcda */
 		o->applied = object_exists(objtree_fd, name, &tmp);
-		if (kpgo_summary_add(&r->summary, name, g))
+		if (kpgo_pstat_add(&r->stat, name, g))
 			goto out_nomem;
 	}
-	if (!ret && kpgo_manifest_copy(&r->manifest, kpgo_archive_manifest(a)))
+	if (!ret && (kpgo_manifest_copy(&r->manifest, kpgo_archive_manifest(a)) ||
+		     kpgo_pstat_finish(&r->stat, kpgo_archive_manifest(a))))
 		goto out_nomem;
 	goto out;
 out_nomem:
@@ -304,6 +306,6 @@ int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
 		ret |= strbuf_addstr(out, "(not given)\n");
 	}
 	ret |= strbuf_addstr(out, "\n== kpgo info\n");
-	ret |= kpgo_summary_format(&r->summary, r->profile, &r->manifest, out);
+	ret |= kpgo_pstat_format(&r->stat, r->profile, 10, out);
 	return ret ? -ENOMEM : 0;
 }

@@ -9,7 +9,7 @@
 #include "buildlog.h"
 #include "manifest.h"
 #include "strbuf.h"
-#include "summary.h"
+#include "profstat.h"
 #include "util.h"
 
 /*
@@ -70,7 +70,7 @@ struct kpgo_report_counts {
  * The caller sets the strings (which it owns; @stage_report may be NULL,
  * @headers hold complete "KEY: VALUE" lines), @min_applied and, through
  * kpgo_buildlog_read(), @log; kpgo_report_load_profile() fills @manifest,
- * @summary and @objs; kpgo_report_count() fills @c.
+ * @stat and @objs; kpgo_report_count() fills @c.
  */
 struct kpgo_report {
 	const char *release;
@@ -81,7 +81,7 @@ struct kpgo_report {
 	unsigned min_applied;
 	struct kpgo_buildlog log;
 	struct kpgo_manifest manifest;
-	struct kpgo_summary summary;
+	struct kpgo_pstat stat;
 	size_t n_objs;
 	size_t alloc;
 	struct kpgo_report_object *objs;

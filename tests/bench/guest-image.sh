@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # guest-image.sh: the disk image of the kernel benchmark's guest, shared by
-# tests/bench/bench-kernel.sh and tests/kernel/train-profile.sh (the default
+# tests/bench/bench-kernel.sh and tests/kernel/train-default.sh (the default
 # profile's training). An ext4 image (1 GiB, mkfs.ext4 -d: no loop mount) of
 # the end-to-end test's Debian 12 root (tests/e2e/rootfs.sh) with the
 # packages of tests/bench/guest/bench.packages, and in

@@ -17,14 +17,23 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 KPGO=${KPGO:-$ROOT/build/kpgo}
 PKGDIR=${PKGDIR:-$ROOT/build/packages}
 KPGO_BUILDDIR=${KPGO_BUILDDIR:-$ROOT/build/kernel}
-KSRC=${KPGO_KSRC:-$KPGO_BUILDDIR/src/linux-source-6.1}
-PROFILE=${KPGO_PROFILE:-$ROOT/profiles-store/6.1/small.kpgo}
+# What the packages were built as: kpgo plan's answer for the same inputs
+# (make kernel-tests writes it; by hand: kpgo plan --profiles-store
+# profiles-store --kconfig-dir hooks/build/kconfig >FILE, KPGO_PLAN=FILE).
+PLAN=${KPGO_PLAN:-$ROOT/build/kernel-tests.plan}
+plan() {
+    sed -n "s/^KPGO_$1=//p" "$PLAN"
+}
+KSRC=${KPGO_KSRC:-$KPGO_BUILDDIR/src/linux-source-$(plan SERIES)}
+PROFILE=$(plan PROFILE)
 TOOLVER=$(sed -n '1s/^kpgo (\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")
-KVER=$(sed -n -e 's/^VERSION = //p' -e 's/^PATCHLEVEL = //p' -e 's/^SUBLEVEL = //p' \
-    "$KSRC/Makefile" | paste -sd.)
-REL_I=$KVER-pgo-instr
-REL_P=$KVER-pgo
-KPKGVER=$KVER+kpgo$TOOLVER
+KVER=$(plan KVER)
+REL_I=$(plan REL_INSTR)
+REL_P=$(plan REL_PGO)
+VER_I=$(plan DEB_VERSION_INSTR)
+VER_P=$(plan DEB_VERSION_PGO)
+TREE_I=$(plan TREE_INSTR)
+TREE_P=$(plan TREE_PGO)
 
 deb() {
     echo "$PKGDIR/${1}_${2}_${3:-amd64}.deb"
@@ -42,9 +51,9 @@ report_value() {
 
 @test "deb: every package of both flavours is built" {
     for p in "kpgo $TOOLVER" \
-        "linux-image-$REL_I $KPKGVER" "linux-headers-$REL_I $KPKGVER" \
-        "linux-image-$REL_P $KPKGVER" "linux-headers-$REL_P $KPKGVER" \
-        "linux-image-pgo $KPKGVER" "linux-image-pgo-instr $KPKGVER"; do
+        "linux-image-$REL_I $VER_I" "linux-headers-$REL_I $VER_I" \
+        "linux-image-$REL_P $VER_P" "linux-headers-$REL_P $VER_P" \
+        "linux-image-pgo $VER_P" "linux-image-pgo-instr $VER_I"; do
         # shellcheck disable=SC2086 # name and version
         f=$(deb $p)
         [ -f "$f" ] || fail "missing $f"
@@ -52,28 +61,43 @@ report_value() {
 }
 
 @test "deb: names, versions and dependencies" {
-    img=$(deb "linux-image-$REL_P" "$KPKGVER")
+    img=$(deb "linux-image-$REL_P" "$VER_P")
     assert_equal "$(field "$img" Package)" "linux-image-$REL_P"
-    assert_equal "$(field "$img" Version)" "$KPKGVER"
+    assert_equal "$(field "$img" Version)" "$VER_P"
     assert_equal "$(field "$img" Architecture)" amd64
     assert_equal "$(field "$img" Section)" kernel
     run field "$img" Depends
     assert_output --partial kmod
     run field "$img" Recommends
     assert_output --partial initramfs-tools
-    run field "$(deb linux-image-pgo "$KPKGVER")" Depends
+    run field "$(deb linux-image-pgo "$VER_P")" Depends
     assert_output --partial "linux-image-$REL_P"
-    run field "$(deb linux-image-pgo-instr "$KPKGVER")" Depends
+    run field "$(deb linux-image-pgo-instr "$VER_I")" Depends
     assert_output --partial "linux-image-$REL_I"
-    run field "$(deb "linux-headers-$REL_P" "$KPKGVER")" Depends
+    run field "$(deb "linux-headers-$REL_P" "$VER_P")" Depends
     assert_output --partial make
-    # the metapackages must sort above the previous kernel's
-    dpkg --compare-versions "$KPKGVER" gt "6.1.0+kpgo$TOOLVER"
+    # the versions: the kernel source's Debian version, then the profile's
+    # stamp (pgo) or kpgo's version (instr): each new profile sorts higher
+    assert_equal "$VER_P" "$(plan SOURCE_VERSION)+kpgo$(plan PROFILE_STAMP)"
+    assert_equal "$VER_I" "$(plan SOURCE_VERSION)+kpgo$TOOLVER"
+    dpkg --compare-versions "$VER_P" gt "$(plan SOURCE_VERSION)"
+    run field "$img" Built-Using
+    assert_output "$(plan BUILT_USING_SOURCE) (= $(plan BUILT_USING_VERSION))"
+    # the changelog names the kernel source and the profile
+    # (native source: changelog.gz, not changelog.Debian.gz)
+    dpkg-deb --fsys-tarfile "$img" | tar -xO "./usr/share/doc/linux-image-$REL_P/changelog.gz" |
+        gzip -dc >"$BATS_TEST_TMPDIR/changelog"
+    run dpkg-parsechangelog -l "$BATS_TEST_TMPDIR/changelog" -SVersion
+    assert_output "$VER_P"
+    grep -q "$(plan PROFILE_SHA256)" "$BATS_TEST_TMPDIR/changelog"
+    grep -q "$(plan SOURCE_PACKAGE) $(plan SOURCE_VERSION)" "$BATS_TEST_TMPDIR/changelog"
 }
 
 @test "deb: image and headers file lists" {
     for rel in "$REL_I" "$REL_P"; do
-        run dpkg-deb -c "$(deb "linux-image-$rel" "$KPKGVER")"
+        v=$VER_P
+        [ "$rel" != "$REL_I" ] || v=$VER_I
+        run dpkg-deb -c "$(deb "linux-image-$rel" "$v")"
         assert_success
         assert_output --partial "./boot/vmlinuz-$rel"
         assert_output --partial "./boot/System.map-$rel"
@@ -82,7 +106,7 @@ report_value() {
         assert_output --partial "./lib/modules/$rel/modules.order"
         refute_line --regexp '/modules\.dep$'
         refute_line --regexp "lib/modules/$rel/(build|source)( |$)"
-        run dpkg-deb -c "$(deb "linux-headers-$rel" "$KPKGVER")"
+        run dpkg-deb -c "$(deb "linux-headers-$rel" "$v")"
         assert_success
         for f in Makefile .config Module.symvers include/generated/autoconf.h \
             include/linux/module.h scripts/mod/modpost arch/x86/Makefile; do
@@ -90,7 +114,7 @@ report_value() {
         done
         assert_output --partial "./lib/modules/$rel/build -> /usr/src/linux-headers-$rel"
     done
-    run dpkg-deb -c "$(deb "linux-image-$REL_P" "$KPKGVER")"
+    run dpkg-deb -c "$(deb "linux-image-$REL_P" "$VER_P")"
     assert_line --regexp " \./usr/share/doc/linux-image-$REL_P/pgo-report$"
     run dpkg-deb -c "$(deb kpgo "$TOOLVER")"
     assert_output --partial ./usr/bin/kpgo
@@ -128,7 +152,7 @@ report_value() {
         chmod +x "$r/etc/kernel/$h.d/record"
     done
     run dpkg --root="$r" --force-script-chrootless --force-depends -i \
-        "$(deb "linux-image-$REL_P" "$KPKGVER")" "$(deb linux-image-pgo "$KPKGVER")"
+        "$(deb "linux-image-$REL_P" "$VER_P")" "$(deb linux-image-pgo "$VER_P")"
     assert_success
     [ -f "$r/boot/vmlinuz-$REL_P" ]
     [ -s "$r/lib/modules/$REL_P/modules.dep" ] || fail "depmod did not run"
@@ -146,8 +170,8 @@ report_value() {
 
 @test "the optimized kernel has no gcov; the instrumented one has it" {
     d=$BATS_TEST_TMPDIR
-    dpkg-deb -x "$(deb "linux-image-$REL_P" "$KPKGVER")" "$d/p"
-    dpkg-deb -x "$(deb "linux-image-$REL_I" "$KPKGVER")" "$d/i"
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$VER_P")" "$d/p"
+    dpkg-deb -x "$(deb "linux-image-$REL_I" "$VER_I")" "$d/i"
     run grep -c '^CONFIG_GCOV_KERNEL=y' "$d/p/boot/config-$REL_P"
     assert_output 0
     run grep -c ' __gcov' "$d/p/boot/System.map-$REL_P"
@@ -167,7 +191,7 @@ report_value() {
 
 @test "the optimized kernel's profile report shows the profile applied" {
     d=$BATS_TEST_TMPDIR
-    dpkg-deb -x "$(deb "linux-image-$REL_P" "$KPKGVER")" "$d"
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$VER_P")" "$d"
     rep=$d/usr/share/doc/linux-image-$REL_P/pgo-report
     [ -f "$rep" ]
     run grep -x "profile sha256: $(sha256sum <"$PROFILE" | cut -d' ' -f1)" "$rep"
@@ -234,11 +258,11 @@ report_value() {
     command -v gcov-12 >/dev/null || skip "no gcov-12"
     # (scripts/mod's two are compiled like kernel objects but are no part
     # of the kernel: kpgo-kinstall leaves scripts/ and tools/ out)
-    ngcno=$(cd "$KSRC/pgo-instr" && find . \( -path ./scripts -o -path ./tools \) -prune -o \
+    ngcno=$(cd "$KSRC/$TREE_I" && find . \( -path ./scripts -o -path ./tools \) -prune -o \
         -name '*.gcno' -type f -print | wc -l)
-    [ "$ngcno" -gt 500 ] || fail "$KSRC/pgo-instr has $ngcno .gcno files"
+    [ "$ngcno" -gt 500 ] || fail "$KSRC/$TREE_I has $ngcno .gcno files"
     d=$BATS_TEST_TMPDIR/deb
-    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$KPKGVER")" "$d"
+    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$VER_I")" "$d"
     assert_equal "$(find "$d/usr/src/linux-headers-$REL_I" -name '*.gcno' -type f | wc -l)" "$ngcno"
     r=$BATS_TEST_TMPDIR/rpm
     mkdir -p "$r"
@@ -247,7 +271,7 @@ report_value() {
     run rpm -qp --qf '%{NAME}\n' "$(ls "$PKGDIR"/kernel-pgo-instr-devel-"$KVER"-*.rpm)"
     assert_output kernel-pgo-instr-devel
     # the profile converts with the packaged copy as with the build tree
-    for tree in "$KSRC/pgo-instr" "$d/usr/src/linux-headers-$REL_I"; do
+    for tree in "$KSRC/$TREE_I" "$d/usr/src/linux-headers-$REL_I"; do
         run "$KPGO" afdo --objtree "$tree" -o "$BATS_TEST_TMPDIR/p.afdo.txt" "$PROFILE"
         assert_success
         assert_output --regexp ', 0 objects without \.gcno, 0 of another build;'
@@ -285,13 +309,14 @@ report_value() {
     # a new branch in ksys_read (its profile is dropped) calling a new
     # function (no profile), and moved lines in fs/pipe.c (its functions'
     # profiles are stale but applied)
-    s=$KPGO_BUILDDIR/stale/linux-source-6.1
+    s=$KPGO_BUILDDIR/stale/linux-source-$(plan SERIES)
     patch_id=$(sha256sum <"$BATS_TEST_DIRNAME/stale.patch")
     if [ "$(cat "$s/.kpgo-patched" 2>/dev/null)" != "$patch_id" ]; then
         rm -rf "$KPGO_BUILDDIR/stale"
         mkdir -p "$s"
         for e in "$KSRC"/* "$KSRC"/.[!.]*; do
-            case ${e##*/} in pgo | pgo-instr) continue ;; esac
+            # not the build trees (each has its .config)
+            [ ! -f "$e/.config" ] || continue
             cp -al "$e" "$s/"
         done
         # patch must not write through the hard links into the shared tree
@@ -301,11 +326,15 @@ report_value() {
         patch -d "$s" -p1 --no-backup-if-mismatch <"$BATS_TEST_DIRNAME/stale.patch"
         echo "$patch_id" >"$s/.kpgo-patched"
     fi
+    # as the packages were built (release, signing key): ccache has all
+    # but the two changed files from that build
+    kopt=(--release "$REL_P" --out "$s/$TREE_P")
+    [ -z "${KPGO_SIGNING_KEY:-}" ] || kopt+=(--signing-key "$KPGO_SIGNING_KEY")
     run "$ROOT/hooks/build/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
-        --kpgo "$KPGO" --min-applied 50
+        --kpgo "$KPGO" --min-applied 50 "${kopt[@]}"
     assert_success
     assert_line "$REL_P"
-    rep=$s/pgo/pgo-report
+    rep=$s/$TREE_P/pgo-report
     run grep '^verdict: ok' "$rep"
     assert_success
     [ "$(report_value "$rep" 'profile functions dropped (control flow or counters changed)')" -ge 1 ]
@@ -320,11 +349,11 @@ report_value() {
     # the same build, asked for more than applied: fails and says why,
     # without building again
     run "$ROOT/hooks/build/kpgo-kbuild" --src "$s" --flavour pgo --profile "$PROFILE" \
-        --kpgo "$KPGO" --min-applied 100
+        --kpgo "$KPGO" --min-applied 100 "${kopt[@]}"
     assert_failure 1
     assert_output --partial "was built from the same inputs"
     assert_output --partial "of the profile's functions applied (at least 100% required)"
-    run grep '^verdict: FAILED' "$s/pgo/pgo-report"
+    run grep '^verdict: FAILED' "$s/$TREE_P/pgo-report"
     assert_success
 }
 
@@ -343,4 +372,105 @@ report_value() {
     assert_failure
     assert_output --partial "cannot read profile"
     refute_output --partial "building bzImage"
+}
+
+# check_names TREE: kpgo info names the profile's functions from TREE's
+# .gcno files; the 40 hottest as gcov-dump (GCC's own reader) names them;
+# the pipe and read paths, which every workload here runs, by name.
+check_names() {
+    local tree=$1 j=$BATS_TEST_TMPDIR/info.json
+    "$KPGO" info --json --top 0 --objtree "$tree" "$PROFILE" >"$j"
+    python3 - "$j" "$tree" "$REL_I" <<'PY'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+tree, rel = sys.argv[2], sys.argv[3]
+n, total = d["names"], d["totals"]
+named = n["functions_exact"] + n["functions_changed"]
+share = n["count_named"] / total["sum_all"]
+print("# %s: %d of %d functions named (%d changed), %.1f%% of the counts"
+      % (tree, named, total["functions"], n["functions_changed"], 100 * share), file=sys.stderr)
+assert n["objects_no_gcno"] == 0, n
+# Of the same source and config as the profile's kernel, every function is
+# named by its checksums; a newer linux-source-6.1 than the profile's
+# leaves some changed or unnamed.
+assert share >= 0.9, share
+if d["manifest"]["KERNEL_RELEASE"] == rel:
+    assert n["functions_exact"] == total["functions"], n
+fns = d["hottest_functions"]
+for f in fns[:40]:
+    if f["named"] != "exact":
+        continue
+    out = subprocess.run(["gcov-dump", "-l", tree + "/" + f["object"][:-5] + ".gcno"],
+                         capture_output=True, text=True, check=True).stdout
+    want = "FUNCTION ident=%d, lineno_checksum=%s," % (f["ident"], f["lineno_checksum"])
+    line = [l for l in out.splitlines() if want in l]
+    assert len(line) == 1 and ("`%s'" % f["name"]) in line[0], (f, line)
+    assert line[0].rstrip().split("' ")[-1].split(":")[0].endswith(f["file"]), (f, line)
+def hottest(obj):
+    return next(f for f in fns if f["object"] == obj)
+assert hottest("fs/pipe.gcda")["name"] in ("pipe_read", "pipe_write"), hottest("fs/pipe.gcda")
+rw = hottest("fs/read_write.gcda")
+assert rw["name"] in ("vfs_read", "vfs_write", "ksys_read", "ksys_write", "rw_verify_area",
+                      "fsnotify_file", "new_sync_read", "new_sync_write"), rw
+print("# hottest of fs/pipe.o: %s; of fs/read_write.o: %s; overall: %s:%s"
+      % (hottest("fs/pipe.gcda")["name"], rw["name"], fns[0]["file"], fns[0]["name"]),
+      file=sys.stderr)
+PY
+}
+
+@test "kpgo info names the profile's hottest kernel functions from the instrumented tree" {
+    command -v gcov-dump >/dev/null || skip "no gcov-dump"
+    run check_names "$KSRC/$TREE_I"
+    assert_success
+    echo "$output" | sed -n 's/^# /# /p' >&3
+}
+
+@test "kpgo info names them from the instrumented headers package too" {
+    command -v gcov-dump >/dev/null || skip "no gcov-dump"
+    d=$BATS_TEST_TMPDIR/deb
+    dpkg-deb -x "$(deb "linux-headers-$REL_I" "$VER_I")" "$d"
+    run check_names "$d/usr/src/linux-headers-$REL_I"
+    assert_success
+    # the same text as from the build tree, but for the file name
+    "$KPGO" info --objtree "$KSRC/$TREE_I" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/tree"
+    "$KPGO" info --objtree "$d/usr/src/linux-headers-$REL_I" "$PROFILE" | sed 1d >"$BATS_TEST_TMPDIR/pkg"
+    diff "$BATS_TEST_TMPDIR/tree" "$BATS_TEST_TMPDIR/pkg"
+}
+
+@test "kpgo diff: the packages' profile against the default one and the held-out one" {
+    def=$ROOT/profiles-store/6.1/small.kpgo
+    held=$ROOT/tests/fixtures/kernel/small-heldout.kpgo
+    for other in "$def" "$held"; do
+        run "$KPGO" diff --json --objtree "$KSRC/$TREE_I" "$PROFILE" "$other"
+        assert_success
+        python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+s = d["similarity"]
+print("# %s against %s: similarity %.4f, subsystems %.4f" % (d["a"]["workload"], d["b"]["workload"], s, d["subsystem_similarity"]), file=sys.stderr)
+assert 0 < s <= 1 and 0 < d["subsystem_similarity"] <= 1
+same = d["a"]["file"] == d["b"]["file"] or d["a"]["sum_all"] == d["b"]["sum_all"]
+assert (s > 0.999999) == same, s
+' <<<"$output" 2>&3
+        back=$("$KPGO" diff --json "$other" "$PROFILE" | python3 -c 'import json, sys; print("%.6f" % json.load(sys.stdin)["similarity"])')
+        [ "$back" = "$(python3 -c 'import json, sys; print("%.6f" % json.loads(sys.argv[1])["similarity"])' "$output")" ]
+    done
+}
+
+@test "the HTML report of the profile, with the package's pgo-report, renders in chromium" {
+    command -v chromium >/dev/null || skip "chromium is not installed (tests/install-deps.sh installs it)"
+    d=$BATS_TEST_TMPDIR
+    dpkg-deb -x "$(deb "linux-image-$REL_P" "$VER_P")" "$d/img"
+    rep=$d/img/usr/share/doc/linux-image-$REL_P/pgo-report
+    run "$KPGO" info --objtree "$KSRC/$TREE_I" --html "$d/r.html" --pgo-report "$rep" "$PROFILE"
+    assert_success
+    xmllint --noout "$d/r.html"
+    grep -q '<span class="ok" id="verdict">ok: ' "$d/r.html"
+    grep -q '<span class="ok" id="same-profile">this profile</span>' "$d/r.html"
+    hot=$("$KPGO" info --json --top 1 --objtree "$KSRC/$TREE_I" "$PROFILE" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["hottest_functions"][0]["name"])')
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$d/chrome" --dump-dom "file://$d/r.html" >"$d/dom.html" 2>/dev/null
+    grep -q "<code class=\"fn\">$hot</code>" "$d/dom.html"
 }

@@ -1,32 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# train-profile.sh: make the default profile with the project's own
-# pipeline. Boots an instrumented kernel (a pgo-instr tree built by
-# hooks/build/kpgo-kbuild) in QEMU on the kernel benchmark's Debian 12 guest
-# (tests/bench/guest-image.sh), which runs the training mixes and collects
-# the profile with `kpgo collect` as a machine of the fleet does, onto a 9p
-# share. Glue around guest-image.sh, qemu and kpgo. This is how
-# profiles-store/6.1/small.kpgo is made (`make default-profile`; see
-# profiles-store/README.md). Root only (the image).
+# train-profile.sh: make a profile with the project's own pipeline. Boots an
+# instrumented kernel (a pgo-instr tree built by hooks/build/kpgo-kbuild) in QEMU
+# with a busybox initramfs that runs the training workload (init-train),
+# takes the kernel's .gcda files out over a 9p share and turns them into a
+# .kpgo archive with `kpgo collect`. Glue around cpio, mkfs.ext4, qemu and
+# kpgo. This is how profiles-store/6.1/small.kpgo was made (see
+# profiles-store/README.md).
 #
-#   train-profile.sh --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--bench DIR]
-#                    [--workload LABEL] [--mix MIXES] [--timeout SECONDS]
-#                    [--keep DIR]
+#   train-profile.sh --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--workload LABEL]
+#                    [--init FILE] [--timeout SECONDS] [--keep DIR]
 #
-# --mix: the guest's mixes (tests/bench/guest/init), default train,system:
-# the end-to-end test's workload, then the rest of what a machine's kernel
-# does (files on ext4, exec-heavy shell, /proc, signals and timers, memory,
-# TCP); never the benchmark's held-out or foreign programs. The counters
-# are not reset after the guest's boot and setup: like a profile a machine
-# of the fleet collects, it has the boot too (kpgo_gcov_reset=0).
-# Environment: KPGO_ACCEL=kvm|tcg skips the KVM probe; KPGO_TRAIN_SCALE
-# (default 1) scales the mixes' operation counts.
+# --init: the guest's init (default init-train; init-heldout runs another
+# workload, for comparing profiles with kpgo diff).
+#
+# Environment: KPGO_ACCEL=kvm|tcg skips the KVM probe; KPGO_ROUNDS sets
+# the workload's loop count (default 300).
 
 set -euo pipefail
 prog=train-profile.sh
 here=$(dirname "$(readlink -f "$0")")
-top=$(cd "$here/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=qemu.bash
 . "$here/qemu.bash"
 
@@ -35,42 +29,32 @@ die() {
 	exit 1
 }
 
-obj='' out='' kpgo=${KPGO:-$top/build/kpgo} bench=${KPGO_BENCH_BIN:-$top/build/bench}
-workload=default-train mix=train,system secs=1800 keep=''
+obj='' out='' kpgo=${KPGO:-$here/../../build/kpgo} workload=small-train secs=600 keep=''
+init=$here/init-train
 while [ $# -gt 0 ]; do
 	case $1 in
 	--objtree) obj=${2:?}; shift 2 ;;
 	-o) out=${2:?}; shift 2 ;;
 	--kpgo) kpgo=${2:?}; shift 2 ;;
-	--bench) bench=${2:?}; shift 2 ;;
 	--workload) workload=${2:?}; shift 2 ;;
-	--mix) mix=${2:?}; shift 2 ;;
+	--init) init=${2:?}; shift 2 ;;
 	--timeout) secs=${2:?}; shift 2 ;;
 	--keep) keep=${2:?}; shift 2 ;;
-	*) die "usage: $prog --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--bench DIR] [--workload LABEL] [--mix MIXES] [--timeout S] [--keep DIR]" ;;
+	*) die "usage: $prog --objtree OBJ -o OUT.kpgo [--kpgo PATH] [--workload LABEL] [--init FILE] [--timeout S] [--keep DIR]" ;;
 	esac
 done
 if [ -z "$obj" ] || [ -z "$out" ]; then
 	die "--objtree and -o are required"
 fi
-[[ $workload =~ ^[-A-Za-z0-9_.]+$ ]] || die "bad --workload '$workload'"
-[[ $mix =~ ^(train|system)(,(train|system))*$ ]] ||
-	die "bad --mix '$mix' (train and system only: the benchmark's other mixes must stay unseen)"
-[[ $secs =~ ^[1-9][0-9]*$ ]] || die "bad --timeout '$secs'"
-scale=1000
-if [ -n "${KPGO_TRAIN_SCALE:-}" ]; then
-	[[ $KPGO_TRAIN_SCALE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "bad KPGO_TRAIN_SCALE '$KPGO_TRAIN_SCALE'"
-	scale=$(awk -v s="$KPGO_TRAIN_SCALE" 'BEGIN { printf "%d", s * 1000 + 0.5 }')
-	[ "$scale" -ge 1 ] || die "bad KPGO_TRAIN_SCALE '$KPGO_TRAIN_SCALE'"
-fi
 obj=$(readlink -f "$obj")
 kernel=$obj/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "'$obj' has no arch/x86/boot/bzImage"
 grep -qx 'CONFIG_GCOV_KERNEL=y' "$obj/.config" || die "'$obj' is not an instrumented (pgo-instr) tree"
-command -v qemu-system-x86_64 >/dev/null || die "'qemu-system-x86_64' not found (tests/install-deps.sh installs it)"
-[ -x "$kpgo" ] || die "no kpgo at '$kpgo' (make)"
-build_id=$(readelf -n "$obj/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
-[ -n "$build_id" ] || die "vmlinux has no GNU build id"
+for t in qemu-system-x86_64 cpio mkfs.ext4 busybox; do
+	command -v "$t" >/dev/null || die "'$t' not found (tests/install-deps.sh installs it)"
+done
+busybox=$(command -v busybox)
+file -L "$busybox" | grep -q 'statically linked' || die "'$busybox' is not static (install busybox-static)"
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/kpgo-train.XXXXXX")
 cleanup() {
@@ -80,31 +64,38 @@ cleanup() {
 	rm -rf "$w"
 }
 trap cleanup EXIT
-mkdir -p "$w/share"
 
-disk=$("$top/tests/bench/guest-image.sh" --out "$top/build/bench-kernel" --kpgo "$kpgo" \
-	--bench "$bench" --log "$w/image.log") || die "making the guest's image failed: $(tail -3 "$w/image.log")"
-initrd=$w/empty-initrd.gz
-printf '' | cpio -o -H newc --quiet 2>/dev/null | gzip >"$initrd"
-accel=$(kpgo_qemu_accel "$top/build/kernel" "$kernel" "$initrd")
-printf '%s: booting %s under QEMU (%s), mixes %s\n' "$prog" "$kernel" "$accel" "$mix" >&2
+# The initramfs: busybox, the init, the flavour's modules.
+mkdir -p "$w/root"/{bin,proc,sys,dev,tmp,mnt,disk,mod} "$w/share"
+cp "$busybox" "$w/root/bin/busybox"
+[ -f "$init" ] || die "no init '$init'"
+sed "s/\${KPGO_ROUNDS:-300}/${KPGO_ROUNDS:-300}/" "$init" >"$w/root/init"
+chmod 0755 "$w/root/init"
+find "$obj" -name '*.ko' -type f -exec cp {} "$w/root/mod/" \;
+(cd "$w/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$w/initrd.gz"
+truncate -s 64M "$w/disk.img"
+mkfs.ext4 -q -F "$w/disk.img"
+
+accel=$(kpgo_qemu_accel "$here/../../build/kernel" "$kernel" "$w/initrd.gz")
+printf '%s: booting %s under QEMU (%s)\n' "$prog" "$kernel" "$accel" >&2
 start=$SECONDS
 rc=0
-timeout "$secs" qemu-system-x86_64 -accel "$accel" -m 1024 -smp 1 \
-	-display none -monitor none -serial stdio -no-reboot -nic none -kernel "$kernel" \
-	-append "console=ttyS0 root=/dev/vda ro init=/usr/local/lib/kpgo-bench/init panic=-1 loglevel=4 kpgo_mix=$mix kpgo_scale=$scale kpgo_gcov=1 kpgo_gcov_reset=0 kpgo_workload=$workload" \
-	-drive "file=$disk,if=virtio,format=raw,snapshot=on" \
-	-virtfs "local,path=$w/share,mount_tag=out,security_model=none" </dev/null >"$w/console.log" 2>&1 || rc=$?
-sed -i 's/\r$//' "$w/console.log"
-grep '^KPGO-BENCH: ' "$w/console.log" >&2 || true
-[ "$rc" -ne 124 ] || die "QEMU did not finish in ${secs}s (console: use --keep)"
-if grep -q '^KPGO-BENCH: FAIL' "$w/console.log" || ! grep -qx 'KPGO-BENCH: done' "$w/console.log"; then
+kpgo_qemu_run "$accel" "$secs" "$w/console.log" "$kernel" "$w/initrd.gz" \
+	-drive "file=$w/disk.img,if=virtio,format=raw" \
+	-virtfs "local,path=$w/share,mount_tag=out,security_model=none" || rc=$?
+grep '^KPGO: ' "$w/console.log" | tr -d '\r' >&2 || true
+[ "$rc" -ne 124 ] || die "QEMU did not finish in ${secs}s (console: $w/console.log, use --keep)"
+if grep -q '^KPGO: FAIL' "$w/console.log" || ! grep -q '^KPGO: done' "$w/console.log"; then
 	tail -20 "$w/console.log" >&2
 	die "the training run failed (exit $rc)"
 fi
 printf '%s: guest ran %ss\n' "$prog" $((SECONDS - start)) >&2
-"$kpgo" info "$w/share/train.kpgo" >"$w/info.txt" 2>&1 || die "the guest's profile is not valid: $(tail -1 "$w/info.txt")"
-grep -qx "  KERNEL_BUILD_ID=$build_id" "$w/info.txt" || die "the guest's profile is not of $obj/vmlinux (build id $build_id)"
-cp "$w/share/train.kpgo" "$out.tmp"
-mv "$out.tmp" "$out"
-head -20 "$w/info.txt"
+
+mkdir "$w/gcov"
+tar -xf "$w/share/gcov.tar" -C "$w" --no-same-owner
+release=$(sed -n 's/^KPGO: release //p' "$w/console.log" | tr -d '\r')
+build_id=$(readelf -n "$obj/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
+[ -n "$build_id" ] || die "vmlinux has no GNU build id"
+"$kpgo" collect --gcov-dir "$w/gcov" --kernel-release "$release" --build-id "$build_id" \
+	--workload "$workload" -o "$out"
+"$kpgo" info "$out" | head -20

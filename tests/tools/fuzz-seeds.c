@@ -5,7 +5,7 @@
  * Usage: fuzz-seeds NAME DIR
  *
  * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
- * config, json, afdo-text). The
+ * config, json, afdo-text, gcno). The
  * seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gcda.h"
+#include "gcno.h"
 #include "manifest.h"
 #include "profile.h"
 
@@ -343,6 +344,69 @@ static int seeds_afdo_text(void)
 	       write_seed("defs.txt", defs, sizeof(defs) - 1);
 }
 
+/* A string of a notes file: GCC 12's bytes, or GCC 11's padded words. */
+static void gcno_str(struct strbuf *b, bool words, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	put32(b, (uint32_t)(words ? (n + 3) / 4 : n));
+	strbuf_add(b, s, n);
+	while (words && n++ % 4)
+		strbuf_addch(b, '\0');
+}
+
+/* A notes file as GCC @ver writes it: two functions with their blocks, arcs and lines. */
+static int gcno_seed(const char *name, const char *ver, bool words)
+{
+	static const char *const fns[][2] = { { "main", "../t.c" }, { "helper", "../include/h.h" } };
+	struct strbuf b = STRBUF_INIT;
+	uint32_t v, len;
+	size_t i, at;
+	int r;
+
+	kpgo_gcc_version_parse(ver, &v);
+	put32(&b, KPGO_GCNO_MAGIC);
+	put32(&b, v);
+	put32(&b, 0x41e2553a);
+	if (!words)
+		put32(&b, 0);
+	gcno_str(&b, words, "/build/obj");
+	put32(&b, 1);
+	for (i = 0; i < 2; i++) {
+		put32(&b, KPGO_TAG_FUNCTION);
+		at = b.len;
+		put32(&b, 0);
+		put32(&b, (uint32_t)(108032747 + i));
+		put32(&b, 0xca6e5820);
+		put32(&b, 0xf6544a7d);
+		gcno_str(&b, words, fns[i][0]);
+		put32(&b, 0);
+		gcno_str(&b, words, fns[i][1]);
+		put32(&b, 12);
+		put32(&b, 5);
+		put32(&b, 20);
+		put32(&b, 1);
+		len = (uint32_t)(b.len - at - 4) / (words ? 4 : 1);
+		memcpy(b.buf + at, &len, 4);
+		put32(&b, 0x01410000); /* BLOCKS */
+		put32(&b, words ? 1 : 4);
+		put32(&b, 4);
+		put32(&b, 0x01430000); /* ARCS */
+		put32(&b, words ? 3 : 12);
+		put32(&b, 0);
+		put32(&b, 2);
+		put32(&b, 4);
+	}
+	r = write_seed(name, b.buf, b.len);
+	strbuf_release(&b);
+	return r;
+}
+
+static int seeds_gcno(void)
+{
+	return gcno_seed("gcc12.gcno", "B22*", false) || gcno_seed("gcc11.gcno", "B13*", true);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -356,6 +420,7 @@ int main(int argc, char **argv)
 		{ "config", seeds_config },
 		{ "json", seeds_json },
 		{ "afdo-text", seeds_afdo_text },
+		{ "gcno", seeds_gcno },
 	};
 	size_t i;
 
