@@ -8,7 +8,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kpgo=$top/build/kpgo
-kstyle=$top/build/tests/kstyle
+to_kernel=$top/build/tests/gcda-to-kernel
 W=$top/build/demo
 rm -rf "$W"
 mkdir -p "$W"
@@ -31,7 +31,7 @@ for machine in 1 2; do
     gcov=$W/debugfs$machine
     while IFS= read -r f; do
         mkdir -p "$gcov$(dirname "$f")"
-        "$kstyle" "$f" "$gcov$f"
+        "$to_kernel" "$f" "$gcov$f"
     done < <(find "$src" -name '*.gcda')
     "$kpgo" collect --gcov-dir "$gcov" --workload "demo" --kernel-release 6.1.0-demo \
         --build-id 5eed -o "$W/machine$machine.kpgo"

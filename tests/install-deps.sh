@@ -10,7 +10,8 @@ pkgs=(
     clang libclang-rt-14-dev
     # kpgo afdo's proof that Clang uses the converted profile (tests/cli/afdo.bats)
     clang-16 llvm-16 lld-16
-    shellcheck valgrind python3
+    # make lint: shellcheck, and clang-format-14 against .clang-format
+    shellcheck clang-format-14 valgrind python3
     # bench-report.bats checks the plot is well-formed XML
     libxml2-utils
     # html.bats renders kpgo info --html in a headless browser

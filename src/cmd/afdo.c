@@ -10,7 +10,9 @@
 #include "cmd/cmd.h"
 
 static const char usage_text[] =
-	"usage: kpgo afdo [--objtree DIR] [--gcov GCOV] [--defs DEFS] -o OUT.afdo.txt FILE.kpgo\n"
+	"usage: kpgo afdo [--objtree DIR] [--gcov GCOV] [--defs DEFS] [--summary FILE]\n"
+	"                 -o OUT.afdo.txt FILE.kpgo\n"
+	"   or: kpgo afdo --list-objects --objtree DIR [-z]\n"
 	"\n"
 	"Converts a profile into an LLVM sample profile, in the AutoFDO text format\n"
 	"that `llvm-profdata merge --sample` reads, for Clang's -fprofile-sample-use\n"
@@ -24,7 +26,8 @@ static const char usage_text[] =
 	"\n"
 	"  -t, --objtree DIR   the instrumented build's object tree, with OBJ.gcno\n"
 	"                      for each profiled OBJ.gcda (default: the profile's\n"
-	"                      BUILD_ROOT); a copy of its .gcno files will do\n"
+	"                      BUILD_ROOT); a copy of its .gcno files and of the\n"
+	"                      objects --list-objects names will do\n"
 	"      --gcov GCOV     the gcov of the GCC that built it (default: gcov-MAJOR\n"
 	"                      of the profile's GCC when in PATH, else gcov)\n"
 	"  -o, --output FILE   the sample profile (written atomically)\n"
@@ -38,7 +41,15 @@ static const char usage_text[] =
 	"                      left-out (NAME has several definitions). SOURCE: the\n"
 	"                      file as GCC was given it, '.' and 'dir/..' removed\n"
 	"                      (clang's names read alike); LINE: the name's line\n"
+	"      --summary FILE  also the summary as JSON (as --json prints it, with\n"
+	"                      the sha256 of OUT), for kpgo report --afdo-summary\n"
+	"                      (written atomically, last)\n"
 	"      --json          print the summary as JSON on stdout\n"
+	"      --list-objects  print the objects of the object tree DIR that the\n"
+	"                      conversion reads besides the .gcno files, one path\n"
+	"                      (relative to DIR) a line: those that define a\n"
+	"                      function some object defines weak, and the weak ones\n"
+	"  -z, --null          with --list-objects: end each path with NUL instead\n"
 	"  -q, --quiet / -v, --verbose (lists what was left out)\n";
 
 static void print_list(const char *title, const struct kpgo_strlist *l)
@@ -52,63 +63,36 @@ static void print_list(const char *title, const struct kpgo_strlist *l)
 		fprintf(stderr, "  %s\n", l->items[i]);
 }
 
-static void json_list(const char *key, const struct kpgo_strlist *l)
+/* kpgo afdo --list-objects */
+static int list_objects(const char *objtree, bool nul)
 {
+	struct kpgo_strlist objects = { 0 };
+	struct kpgo_error err;
 	size_t i;
+	int ret = 0;
 
-	printf(",\n  \"%s\": [", key);
-	for (i = 0; i < l->n; i++) {
-		fputs(i ? ", " : "", stdout);
-		json_str(stdout, l->items[i]);
-	}
-	printf("]");
-}
-
-static void print_json(const char *out, const char *defs, const struct kpgo_afdo_result *res)
-{
-	const struct kpgo_afdo_stats *st = &res->st;
-
-	printf("{\n  \"output\": ");
-	json_str(stdout, out);
-	printf(",\n  \"defs\": ");
-	if (defs)
-		json_str(stdout, defs);
-	else
-		printf("null");
-	printf(",\n  \"profile_objects\": %zu,\n  \"objects\": %zu,\n  \"functions\": %zu,\n"
-	       "  \"lines\": %zu,\n  \"samples\": %" PRIu64 ",\n  \"unexecuted\": %zu,\n"
-	       "  \"ambiguous_names\": %zu,\n  \"ambiguous_definitions\": %zu,\n"
-	       "  \"ambiguous_samples\": %" PRIu64 ",\n  \"weak_names\": %zu,\n"
-	       "  \"weak_definitions\": %zu,\n  \"merged_definitions\": %zu,\n"
-	       "  \"merged_copies\": %zu,\n  \"unplaced_lines\": %zu,\n"
-	       "  \"unplaced_samples\": %" PRIu64 ",\n  \"far_lines\": %zu,\n"
-	       "  \"negative_counts\": %zu,\n  \"gcov_messages\": %zu",
-	       res->profile_objects, st->objects, st->functions, st->lines, st->samples,
-	       st->unexecuted, st->ambiguous_names, st->ambiguous_defs, st->ambiguous_samples,
-	       st->weak_names, st->weak_defs, st->merged_defs, st->merged_copies,
-	       st->unplaced_lines, st->unplaced_samples, st->far_lines, st->negative_counts,
-	       res->gcov_messages);
-	json_list("without_gcno", &res->no_gcno);
-	json_list("other_build", &res->other_build);
-	json_list("ambiguous", &res->ambiguous);
-	printf("\n}\n");
-}
-
-/* @part as a percentage of @whole, for the summary. */
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+	if (kpgo_afdo_objects(objtree, &objects, &err))
+		ret = error("%s", err.msg);
+	for (i = 0; !ret && i < objects.n; i++)
+		printf("%s%c", objects.items[i], nul ? '\0' : '\n');
+	if (!ret && fflush(stdout))
+		ret = error("cannot write to standard output: %s", strerror(errno));
+	kpgo_strlist_clear(&objects);
+	return ret;
 }
 
 int cmd_afdo(int argc, char **argv)
 {
-	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS };
+	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS, OPT_SUMMARY, OPT_LIST };
 	static const struct option opts[] = {
 		{ "objtree", required_argument, NULL, 't' },
 		{ "gcov", required_argument, NULL, OPT_GCOV },
 		{ "output", required_argument, NULL, 'o' },
 		{ "defs", required_argument, NULL, OPT_DEFS },
+		{ "summary", required_argument, NULL, OPT_SUMMARY },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "list-objects", no_argument, NULL, OPT_LIST },
+		{ "null", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -116,26 +100,41 @@ int cmd_afdo(int argc, char **argv)
 	};
 	struct kpgo_afdo_opts o = { 0 };
 	struct kpgo_afdo_result res;
-	const struct kpgo_afdo_stats *st = &res.st;
-	const char *out = NULL, *defs = NULL, *file;
+	const struct kpgo_afdo_summary *sum = &res.sum;
+	const char *out = NULL, *defs = NULL, *summary = NULL, *file;
+	struct strbuf text = STRBUF_INIT;
 	struct kpgo_error err;
-	bool json = false;
-	uint64_t all;
-	int c, r, ret = 1;
+	bool json = false, list = false, nul = false;
+	int c, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "t:o:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:o:zqvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': o.gcno_dir = optarg; break;
 		case OPT_GCOV: o.gcov = optarg; break;
 		case 'o': out = optarg; break;
 		case OPT_DEFS: defs = optarg; break;
+		case OPT_SUMMARY: summary = optarg; break;
 		case OPT_JSON: json = true; break;
+		case OPT_LIST: list = true; break;
+		case 'z': nul = true; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("afdo", "bad option");
 		}
 	}
+	if (list) {
+		if (optind != argc)
+			return usage_error("afdo", "--list-objects takes no profile archive");
+		if (!o.gcno_dir || !*o.gcno_dir)
+			return usage_error("afdo", "--list-objects needs --objtree DIR");
+		if (out || defs || summary || json || o.gcov)
+			return usage_error("afdo",
+					   "--list-objects only lists: no -o, --defs, --summary, --json or --gcov");
+		return list_objects(o.gcno_dir, nul);
+	}
+	if (nul)
+		return usage_error("afdo", "-z is for --list-objects");
 	if (optind + 1 != argc)
 		return usage_error("afdo", "expected one profile archive");
 	if (!out || !*out)
@@ -144,56 +143,65 @@ int cmd_afdo(int argc, char **argv)
 		return usage_error("afdo", "--gcov needs a program");
 	if (defs && !*defs)
 		return usage_error("afdo", "--defs needs a file");
+	if (summary && !*summary)
+		return usage_error("afdo", "--summary needs a file");
 	if (defs && !strcmp(defs, out))
 		return usage_error("afdo", "--defs and -o name the same file");
+	if (summary && (!strcmp(summary, out) || (defs && !strcmp(summary, defs))))
+		return usage_error("afdo", "--summary and %s name the same file",
+				   strcmp(summary, out) ? "--defs" : "-o");
 	file = argv[optind];
 	kpgo_afdo_result_init(&res);
 	if (kpgo_afdo_convert(file, &o, &res, &err)) {
 		error("%s", err.msg);
 		goto out;
 	}
-	if (!st->functions) {
+	if (!sum->st.functions) {
 		error("no function of '%s' was executed: nothing to write", file);
 		goto out;
 	}
-	r = kpgo_write_file_atomic(out, res.text.buf, res.text.len, 0644);
-	if (r) {
-		error("cannot write '%s': %s", out, strerror(-r));
+	if (kpgo_afdo_summary_set_files(&res.sum, out, &res.text, defs)) {
+		error("out of memory");
 		goto out;
 	}
-	if (defs) {
-		r = kpgo_write_file_atomic(defs, res.defs.buf, res.defs.len, 0644);
-		if (r) {
-			error("cannot write '%s': %s", defs, strerror(-r));
+	if (write_out(out, &res.text) || (defs && write_out(defs, &res.defs)))
+		goto out;
+	if (kpgo_afdo_summary_json(sum, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (summary && write_out(summary, &text))
+		goto out;
+	strbuf_reset(&text);
+	if (kpgo_afdo_summary_warning(sum, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (text.len)
+		warning("%s", text.buf);
+	if (json) {
+		strbuf_reset(&text);
+		if (kpgo_afdo_summary_json(sum, &text)) {
+			error("out of memory");
 			goto out;
 		}
+		fwrite(text.buf, 1, text.len, stdout);
 	}
-	if (res.gcov_messages)
-		warning("gcov printed %zu message%s, the first: %s", res.gcov_messages,
-			res.gcov_messages == 1 ? "" : "s", res.gcov_first_message.buf);
-	if (json)
-		print_json(out, defs, &res);
-	all = kpgo_sat_add(kpgo_sat_add(st->samples, st->ambiguous_samples), st->unplaced_samples);
-	note(1, "kpgo afdo: wrote %zu functions (%zu lines) to '%s' from %zu of %zu objects; left out: "
-		"%zu names with several definitions (%zu functions, %.1f%% of the line counts), "
-		"%.1f%% of the line counts in no function, %zu unexecuted functions, "
-		"%zu objects without .gcno, %zu of another build; %zu copies of %zu functions merged; "
-		"%zu weak definitions of %zu names overridden by a strong one",
-	     st->functions, st->lines, out, st->objects, res.profile_objects, st->ambiguous_names,
-	     st->ambiguous_defs, pct(st->ambiguous_samples, all), pct(st->unplaced_samples, all),
-	     st->unexecuted, res.no_gcno.n, res.other_build.n, st->merged_copies,
-	     st->merged_defs, st->weak_defs, st->weak_names);
-	if (st->far_lines || st->negative_counts)
-		note(1, "kpgo afdo: also left out: %zu lines 65536 or more past their function's first line; "
-			"%zu negative counts taken as 0",
-		     st->far_lines, st->negative_counts);
+	strbuf_reset(&text);
+	if (kpgo_afdo_summary_format(sum, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (verbosity > 0)
+		fputs(text.buf, stderr);
 	if (verbosity > 1) {
-		print_list("names with several definitions, left out", &res.ambiguous);
-		print_list("objects without .gcno", &res.no_gcno);
-		print_list("objects whose .gcno is of another build", &res.other_build);
+		print_list("names with several definitions, left out", &sum->ambiguous);
+		print_list("objects without .gcno", &sum->no_gcno);
+		print_list("objects whose .gcno is of another build", &sum->other_build);
 	}
 	ret = 0;
 out:
+	strbuf_release(&text);
 	kpgo_afdo_result_release(&res);
 	return ret;
 }

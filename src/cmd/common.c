@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "cmd/cmd.h"
 #include "util.h"
@@ -88,161 +85,28 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 
 void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-void kernel_release(char *buf, size_t len)
-{
-	struct utsname u;
-
-	if (uname(&u) == 0)
-		snprintf(buf, len, "%s", u.release);
-	else
-		snprintf(buf, len, "%s", "");
-}
-
-void machine_arch(char *buf, size_t len)
-{
-	struct utsname u;
-
-	if (uname(&u) == 0)
-		snprintf(buf, len, "%s", u.machine);
-	else
-		snprintf(buf, len, "%s", "");
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-int read_build_id(const char *notes_path, char *buf, size_t len)
-{
 	struct strbuf sb = STRBUF_INIT;
-	size_t pos = 0;
-	int r;
 
-	buf[0] = '\0';
-	r = kpgo_read_file(notes_path, &sb, 1 << 20);
+	if (kpgo_json_quote(&sb, s) == 0)
+		fwrite(sb.buf, 1, sb.len, f);
+	strbuf_release(&sb);
+}
+
+int write_out(const char *path, const struct strbuf *text)
+{
+	int r = kpgo_write_file_atomic(path, text->buf, text->len, 0644);
+
+	return r ? error("cannot write '%s': %s", path, strerror(-r)) : 0;
+}
+
+int print_json_doc(struct kpgo_json_writer *w)
+{
+	int r = kpgo_jw_finish(w);
+
+	if (!r)
+		fwrite(w->out->buf, 1, w->out->len, stdout);
+	strbuf_release(w->out);
 	if (r)
-		goto out;
-	r = -ENOENT;
-	/* ELF notes: namesz, descsz, type, name and desc each padded to 4. */
-	while (sb.len - pos >= 12) {
-		const unsigned char *p = (const unsigned char *)sb.buf + pos;
-		uint32_t namesz = rd32(p), descsz = rd32(p + 4), type = rd32(p + 8);
-		size_t nlen = ((size_t)namesz + 3) & ~(size_t)3;
-		size_t dlen = ((size_t)descsz + 3) & ~(size_t)3;
-
-		if (nlen > sb.len - pos - 12 || dlen > sb.len - pos - 12 - nlen)
-			break;
-		if (type == 3 && namesz == 4 && !memcmp(p + 12, "GNU", 4) && descsz > 0 &&
-		    2 * (size_t)descsz < len && descsz <= 64) {
-			kpgo_hex(p + 12 + nlen, descsz, buf);
-			r = 0;
-			break;
-		}
-		pos += 12 + nlen + dlen;
-	}
-out:
-	strbuf_release(&sb);
-	return r;
-}
-
-int run_argv(char *const argv[], bool quiet)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			if (fd >= 0) {
-				dup2(fd, 1);
-				dup2(fd, 2);
-			}
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-int compiler_gcov_version(const char *cc, uint32_t *stamp)
-{
-	char dir[] = "/tmp/kpgo-cc.XXXXXX", obj[64], notes[64], src[64];
-	char *argv[32], *copy, *p;
-	struct strbuf sb = STRBUF_INIT;
-	int argc = 0, r;
-
-	if (!mkdtemp(dir))
-		return -errno;
-	snprintf(src, sizeof(src), "%s/v.c", dir);
-	snprintf(obj, sizeof(obj), "%s/v.o", dir);
-	snprintf(notes, sizeof(notes), "%s/v.gcno", dir);
-	copy = strdup(cc);
-	if (!copy || kpgo_write_file_atomic(src, "int v;\n", 7, 0644)) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/* CC may be "ccache gcc": split on blanks, no shell. */
-	for (p = copy; *p && argc < 24;) {
-		while (*p == ' ' || *p == '\t')
-			*p++ = '\0';
-		if (!*p)
-			break;
-		argv[argc++] = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-	}
-	if (!argc) {
-		r = -EINVAL;
-		goto out;
-	}
-	argv[argc++] = (char *)"-fprofile-arcs";
-	argv[argc++] = (char *)"-ftest-coverage";
-	argv[argc++] = (char *)"-c";
-	argv[argc++] = src;
-	argv[argc++] = (char *)"-o";
-	argv[argc++] = obj;
-	argv[argc] = NULL;
-	r = run_argv(argv, true);
-	if (r > 0)
-		r = -ENOEXEC;
-	if (!r)
-		r = kpgo_read_file(notes, &sb, 1 << 20);
-	if (!r && sb.len < 8)
-		r = -EINVAL;
-	if (!r)
-		memcpy(stamp, sb.buf + 4, 4);
-out:
-	unlink(src);
-	unlink(obj);
-	unlink(notes);
-	rmdir(dir);
-	free(copy);
-	strbuf_release(&sb);
-	return r;
+		return error("cannot print the JSON: %s", strerror(-r));
+	return 0;
 }

@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kpgo flags: the compiler flags of the optimized build. The packaging takes
- * them from here and nowhere else.
+ * kpgo flags: the compiler and linker flags of the optimized build, for
+ * both toolchains. The packaging takes them from here and nowhere else.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "util.h"
+#include "json-writer.h"
+#include "toolchain.h"
 
 static const char usage_text[] =
-	"usage: kpgo flags [--profile-dir DIR] [--compiler gcc] [--no-partial-training] [--make]\n"
+	"usage: kpgo flags [--compiler gcc] [--profile-dir DIR] [--no-partial-training]\n"
+	"                  [--make | --ld | --json]\n"
+	"   or: kpgo flags --compiler clang --sample-profile FILE [--make | --ld | --json]\n"
 	"\n"
-	"Prints the flags for a build that uses a staged profile, on one line:\n"
+	"Prints the compiler flags of a build that uses a profile, on one line.\n"
+	"GCC, with a staged profile:\n"
 	"  -fprofile-use[=DIR]            read the profile (DIR: kpgo stage --profile-dir)\n"
 	"  -fprofile-correction           the kernel's counters are updated without\n"
 	"                                 atomics, so SMP counts are slightly inconsistent\n"
@@ -24,57 +29,100 @@ static const char usage_text[] =
 	"                                 without a profile, not for size as \"never\n"
 	"                                 executed\": a fleet runs what a training\n"
 	"                                 workload missed (docs/BENCHMARKS.md measures it)\n"
-	"--no-partial-training leaves that one out (smaller code; the untrained\n"
-	"paths slower). --partial-training, the default, is accepted.\n"
-	"--make prints KCFLAGS=... for a kernel make command line.\n";
+	"--no-partial-training leaves that one out (smaller code, the untrained\n"
+	"paths slower); --partial-training, the default for GCC, is accepted.\n"
+	"Clang, with a sample profile (kpgo afdo, then llvm-profdata merge --sample):\n"
+	"  -fprofile-sample-use=FILE      read the profile\n"
+	"  -gline-tables-only             its counts are by line: the line tables\n"
+	"  -mllvm -sample-profile-check-record-coverage=101\n"
+	"  -mllvm -sample-profile-check-sample-coverage=101\n"
+	"                                 clang then warns, for every function it found\n"
+	"                                 in the profile, how much of it applied: what\n"
+	"                                 kpgo report --afdo counts\n"
+	"and for the linker (ThinLTO's back end runs in the link):\n"
+	"  --lto-sample-profile=FILE\n"
+	"\n"
+	"  --make   print KCFLAGS=... for a kernel make command line\n"
+	"  --ld     print the linker flags instead (none for GCC: an empty line)\n"
+	"  --json   print both, as {\"compiler\", \"cflags\", \"ldflags\"}\n";
 
 int cmd_flags(int argc, char **argv)
 {
-	enum { OPT_PARTIAL = 256, OPT_NO_PARTIAL, OPT_COMPILER, OPT_MAKE };
+	enum {
+		OPT_PARTIAL = 256,
+		OPT_NO_PARTIAL,
+		OPT_COMPILER,
+		OPT_MAKE,
+		OPT_SAMPLE,
+		OPT_LD,
+		OPT_JSON
+	};
 	static const struct option opts[] = {
 		{ "profile-dir", required_argument, NULL, 'p' },
 		{ "compiler", required_argument, NULL, OPT_COMPILER },
 		{ "partial-training", no_argument, NULL, OPT_PARTIAL },
 		{ "no-partial-training", no_argument, NULL, OPT_NO_PARTIAL },
+		{ "sample-profile", required_argument, NULL, OPT_SAMPLE },
 		{ "make", no_argument, NULL, OPT_MAKE },
+		{ "ld", no_argument, NULL, OPT_LD },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *compiler = "gcc";
-	bool partial = true, make = false;
-	struct strbuf sb = STRBUF_INIT;
-	int c;
+	struct kpgo_flags_opts o = { .compiler = KPGO_COMPILER_GCC };
+	struct strbuf cflags = STRBUF_INIT, ldflags = STRBUF_INIT, sb = STRBUF_INIT;
+	const char *compiler = "gcc";
+	bool make = false, ld = false, json = false;
+	int partial = -1; /* -1: the compiler's default (GCC: on) */
+	struct kpgo_json_writer w;
+	struct kpgo_error err;
+	int c, ret = 0;
 
 	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': dir = optarg; break;
+		case 'p': o.profile_dir = optarg; break;
 		case OPT_COMPILER: compiler = optarg; break;
-		case OPT_PARTIAL: partial = true; break;
-		case OPT_NO_PARTIAL: partial = false; break;
+		case OPT_PARTIAL: partial = 1; break;
+		case OPT_NO_PARTIAL: partial = 0; break;
+		case OPT_SAMPLE: o.sample_profile = optarg; break;
 		case OPT_MAKE: make = true; break;
+		case OPT_LD: ld = true; break;
+		case OPT_JSON: json = true; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("flags", "bad option");
 		}
 	}
 	if (optind != argc)
 		return usage_error("flags", "unexpected argument '%s'", argv[optind]);
-	if (strcmp(compiler, "gcc"))
-		return error("compiler '%s' is not supported yet (gcc only; Clang needs a sample profile)",
-			     compiler);
-	if (dir && (!*dir || strchr(dir, ' ') || strchr(dir, '\t') || strchr(dir, '\n') ||
-		    strchr(dir, '\'') || strchr(dir, '"')))
-		return usage_error("flags", "the profile directory must not contain blanks or quotes");
-	strbuf_addstr(&sb, "-fprofile-use");
-	if (dir)
-		strbuf_addf(&sb, "=%s", dir);
-	strbuf_addstr(&sb, " -fprofile-correction -Wno-error=coverage-mismatch"
-			   " -Wno-error=missing-profile");
-	if (partial)
-		strbuf_addstr(&sb, " -fprofile-partial-training");
-	if (make)
-		printf("KCFLAGS=%s\n", sb.buf);
-	else
-		printf("%s\n", sb.buf);
+	if (kpgo_compiler_parse(compiler, &o.compiler))
+		return usage_error("flags", "unknown compiler '%s' (gcc or clang)", compiler);
+	/*
+	 * GCC optimises for size what a profile says never ran: the packaged
+	 * kernel, trained on one workload, was slower than one built without
+	 * a profile on programs its training missed (docs/BENCHMARKS.md).
+	 */
+	o.partial_training = partial < 0 ? o.compiler == KPGO_COMPILER_GCC : partial;
+	if (make + ld + json > 1)
+		return usage_error("flags", "--make, --ld and --json exclude each other");
+	c = kpgo_flags(&o, &cflags, &ldflags, &err);
+	if (c) {
+		ret = c == -ENOMEM ? error("%s", err.msg) : usage_error("flags", "%s", err.msg);
+		goto out;
+	}
+	if (json) {
+		kpgo_jw_init(&w, &sb);
+		kpgo_jw_object_begin(&w, NULL);
+		kpgo_jw_string(&w, "compiler", compiler);
+		kpgo_jw_string(&w, "cflags", cflags.buf);
+		kpgo_jw_string(&w, "ldflags", ldflags.buf);
+		kpgo_jw_end(&w);
+		ret = print_json_doc(&w);
+	} else {
+		printf("%s%s\n", make ? "KCFLAGS=" : "", ld ? ldflags.buf : cflags.buf);
+	}
+out:
+	strbuf_release(&cflags);
+	strbuf_release(&ldflags);
 	strbuf_release(&sb);
-	return 0;
+	return ret;
 }

@@ -91,7 +91,8 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	if (st.mismatched_functions)
-		warning("%" PRIu64 " functions left out: their checksums differ from the first input's",
+		warning("%" PRIu64
+			" functions left out: their checksums differ from the first input's",
 			st.mismatched_functions);
 	note(1, "merged %zu profiles (%" PRIu64 " objects) into '%s'", n, st.objects, out);
 	ret = 0;

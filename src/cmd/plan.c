@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "profile-archive.h"
 #include "store.h"
+#include "toolchain.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -192,7 +193,7 @@ static int store_profile(const char *dir, const char *release, const char *cc, s
 	int ret = 1;
 
 	if (cc) {
-		int r = compiler_gcov_version(cc, &stamp);
+		int r = kpgo_compiler_gcov_version(cc, &stamp);
 
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* kpgo report: how much of the profile an optimized kernel build applied. */
+/*
+ * kpgo report: how much of the profile an optimized kernel build applied,
+ * GCC's (--profile, report.h) or Clang's (--afdo, afdo-report.h).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "afdo-report.h"
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "report.h"
-#include "sha256.h"
+#include "stage-summary.h"
 
 static const char usage_text[] =
 	"usage: kpgo report --profile FILE.kpgo --objtree DIR --build-log LOG [options]\n"
@@ -42,7 +46,10 @@ static const char usage_text[] =
 	"                            it must name the profile's functions, else an error\n"
 	"  -t, --objtree DIR         the build's object tree (O=)\n"
 	"  -l, --build-log LOG       the build's output\n"
-	"  -s, --stage-report FILE   kpgo stage's --report, included (GCC only)\n"
+	"  -s, --stage-summary FILE  kpgo stage's --summary of this profile, included\n"
+	"                            (GCC only)\n"
+	"      --afdo-summary FILE   kpgo afdo's --summary of PROFILE: its lines go\n"
+	"                            into the report's head (Clang only)\n"
 	"  -m, --min-applied PCT     fail below PCT% of the profile's functions\n"
 	"                            applied, 0 to 100 (default 50)\n"
 	"  -r, --kernel-release REL  default: DIR/include/config/kernel.release\n"
@@ -55,110 +62,43 @@ static const char usage_text[] =
 	"Exit status: 0 enough applied, 1 too little (the report is still written)\n"
 	"or an error (nothing written), 2 usage error.\n";
 
-/* Printable text without control characters (a header line, a release). */
-static bool text_ok(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
+/* The options of both modes. */
+struct report_opts {
+	const char *profile;
+	const char *afdo;
+	const char *defs;
+	const char *objtree;
+	const char *log;
+	const char *stage;
+	const char *afdo_summary;
+	const char *release;
+	const char *output;
+	struct kpgo_strlist headers;
+	unsigned min_applied;
+	bool json;
+};
 
 static bool header_ok(const char *s)
 {
 	const char *sep = strstr(s, ": ");
 
-	return sep && sep != s && text_ok(s);
+	return sep && sep != s && kpgo_report_text_ok(s);
 }
 
-/* DIR/include/config/kernel.release, "unknown" when it has none. */
-static int default_release(const char *objtree, struct strbuf *out)
+/* The head both modes share; 1 after the error message. */
+static int set_head(const struct report_opts *o, const char *profile, struct kpgo_report_head *h)
 {
-	struct strbuf path = STRBUF_INIT;
-	int r;
+	struct kpgo_error err;
 
-	r = strbuf_addf(&path, "%s/include/config/kernel.release", objtree);
-	if (!r && kpgo_read_file(path.buf, out, 4096) == 0) {
-		out->len = strcspn(out->buf, "\n");
-		out->buf[out->len] = '\0';
-	}
-	if (!r && (!out->len || !text_ok(out->buf))) {
-		strbuf_reset(out);
-		r = strbuf_addstr(out, "unknown");
-	}
-	strbuf_release(&path);
-	return r;
-}
-
-void report_json_u64(const char *key, uint64_t v)
-{
-	printf(",\n  \"%s\": %" PRIu64, key, v);
-}
-
-void report_json_head(const char *mode, const char *release, const char *profile,
-		      const char *sha, const char *output)
-{
-	printf("{\n  \"mode\": \"%s\",\n  \"kernel_release\": ", mode);
-	json_str(stdout, release);
-	printf(",\n  \"profile\": ");
-	json_str(stdout, profile);
-	printf(",\n  \"profile_sha256\": \"%s\",\n  \"report\": ", sha);
-	if (output)
-		json_str(stdout, output);
-	else
-		printf("null");
-}
-
-static void print_json(const struct kpgo_report *rep, const char *output)
-{
-	const struct kpgo_report_counts *c = &rep->c;
-	struct strbuf staged = STRBUF_INIT;
-	uint64_t n;
-
-	report_json_head("gcc", rep->release, rep->profile, rep->profile_sha256, output);
-	report_json_u64("objects", c->objects);
-	printf(",\n  \"objects_staged\": ");
-	if (kpgo_report_staged(rep->stage_report, &staged) && !kpgo_parse_u64(staged.buf, &n))
-		printf("%" PRIu64, n);
-	else
-		printf("null");
-	report_json_u64("objects_applied", c->objects_applied);
-	printf(",\n  \"objects_applied_pct\": %s", c->pct_objects);
-	printf(",\n  \"objects_applied_weighted_pct\": %s", c->pct_weighted);
-	report_json_u64("functions", c->functions);
-	report_json_u64("functions_in_objects_not_compiled", c->functions_unbuilt);
-	report_json_u64("functions_dropped", c->dropped);
-	report_json_u64("functions_stale", c->stale);
-	report_json_u64("functions_applied_at_most", c->at_most);
-	printf(",\n  \"functions_applied_at_most_pct\": %s", c->pct_at_most);
-	report_json_u64("functions_applied", c->applied);
-	printf(",\n  \"functions_applied_pct\": %s", c->pct_applied);
-	report_json_u64("objects_without_profile", c->noobj);
-	report_json_u64("functions_without_profile", c->nofunc);
-	report_json_u64("other_warnings", c->other);
-	printf(",\n  \"min_applied\": %u,\n  \"ok\": %s\n}\n", rep->min_applied,
-	       c->ok ? "true" : "false");
-	strbuf_release(&staged);
-}
-
-int report_head(const struct report_opts *o, const char *profile, struct strbuf *rel,
-		char sha[KPGO_SHA256_HEX])
-{
-	int r;
-
-	if (o->release)
-		r = strbuf_addstr(rel, o->release);
-	else
-		r = default_release(o->objtree, rel);
-	if (r)
-		return error("out of memory");
-	r = kpgo_sha256_file(profile, sha);
-	if (r)
-		return error("cannot read '%s': %s", profile, strerror(-r));
+	if (kpgo_report_head_set(h, o->objtree, o->release, profile, &err))
+		return error("%s", err.msg);
+	h->min_applied = o->min_applied;
+	h->headers = &o->headers;
 	return 0;
 }
 
-int report_check_log(const char *log, size_t cc_lines, size_t long_lines)
+/* Refuses a log without compiler lines; warns about skipped long lines. */
+static int check_log(const char *log, size_t cc_lines, size_t long_lines)
 {
 	if (!cc_lines)
 		return error("'%s' is no kernel build log: it has no compiler lines ('  CC      x.o'; was it V=1?)",
@@ -169,21 +109,18 @@ int report_check_log(const char *log, size_t cc_lines, size_t long_lines)
 	return 0;
 }
 
-int report_write(const struct report_opts *o, const struct strbuf *text)
+/* The report to -o (atomically) or, without --json, to stdout; 1 after the message. */
+static int write_report(const struct report_opts *o, const struct strbuf *text)
 {
-	int r;
-
-	if (o->output) {
-		r = kpgo_write_file_atomic(o->output, text->buf, text->len, 0644);
-		if (r)
-			return error("cannot write '%s': %s", o->output, strerror(-r));
-	} else if (!o->json) {
+	if (o->output)
+		return write_out(o->output, text);
+	if (!o->json)
 		fwrite(text->buf, 1, text->len, stdout);
-	}
 	return 0;
 }
 
-int report_verdict(const struct report_opts *o, bool ok, const char *pct)
+/* After the JSON or the count lines: 0 when @ok, else 1 after one line. */
+static int verdict(const struct report_opts *o, bool ok, const char *pct)
 {
 	if (fflush(stdout))
 		return error("cannot write to standard output: %s", strerror(errno));
@@ -192,22 +129,141 @@ int report_verdict(const struct report_opts *o, bool ok, const char *pct)
 	/* With --json and no -o there is no report to point to. */
 	return error("only %s%% of the profile's functions applied (at least %u%% required)%s%s",
 		     pct, o->min_applied, o->output || !o->json ? "; see " : "",
-		     o->output ? o->output : o->json ? "" : "the report");
+		     o->output ? o->output :
+		     o->json   ? "" :
+				 "the report");
+}
+
+/* Begins the JSON of both modes with its first members, "mode" to "report". */
+static void json_head(struct kpgo_json_writer *w, const char *mode,
+		      const struct kpgo_report_head *h, const char *output)
+{
+	kpgo_jw_object_begin(w, NULL);
+	kpgo_jw_string(w, "mode", mode);
+	kpgo_jw_string(w, "kernel_release", h->release.buf);
+	kpgo_jw_string(w, "profile", h->profile);
+	kpgo_jw_string(w, "profile_sha256", h->profile_sha256);
+	kpgo_jw_string(w, "report", output);
+}
+
+/* Ends it with "min_applied" and "ok" and prints it; 1 after the error message. */
+static int json_tail(struct kpgo_json_writer *w, const struct kpgo_report_head *h, bool ok)
+{
+	kpgo_jw_u64(w, "min_applied", h->min_applied);
+	kpgo_jw_bool(w, "ok", ok);
+	kpgo_jw_end(w);
+	return print_json_doc(w);
+}
+
+static int print_json_gcc(const struct kpgo_report *rep, const char *output)
+{
+	const struct kpgo_report_counts *c = &rep->c;
+	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_json_writer w;
+
+	kpgo_jw_init(&w, &sb);
+	json_head(&w, "gcc", &rep->head, output);
+	kpgo_jw_u64(&w, "objects", c->objects);
+	if (rep->stage)
+		kpgo_jw_u64(&w, "objects_staged", rep->stage->staged);
+	else
+		kpgo_jw_null(&w, "objects_staged");
+	kpgo_jw_u64(&w, "objects_applied", c->objects_applied);
+	kpgo_jw_number(&w, "objects_applied_pct", c->pct_objects);
+	kpgo_jw_number(&w, "objects_applied_weighted_pct", c->pct_weighted);
+	kpgo_jw_u64(&w, "functions", c->functions);
+	kpgo_jw_u64(&w, "functions_in_objects_not_compiled", c->functions_unbuilt);
+	kpgo_jw_u64(&w, "functions_dropped", c->dropped);
+	kpgo_jw_u64(&w, "functions_stale", c->stale);
+	kpgo_jw_u64(&w, "functions_applied_at_most", c->at_most);
+	kpgo_jw_number(&w, "functions_applied_at_most_pct", c->pct_at_most);
+	kpgo_jw_u64(&w, "functions_applied", c->applied);
+	kpgo_jw_number(&w, "functions_applied_pct", c->pct_applied);
+	kpgo_jw_u64(&w, "objects_without_profile", c->noobj);
+	kpgo_jw_u64(&w, "functions_without_profile", c->nofunc);
+	kpgo_jw_u64(&w, "other_warnings", c->other);
+	return json_tail(&w, &rep->head, c->ok);
+}
+
+/* With --defs: the table's lines, and every site it does not hold as the profile's. */
+static void json_defs(struct kpgo_json_writer *w, const struct kpgo_afdo_report *rep)
+{
+	const struct kpgo_afdo_report_counts *c = &rep->c;
+	size_t i;
+
+	kpgo_jw_string(w, "defs", rep->defs_file);
+	kpgo_jw_u64(w, "defs_profile", rep->defs.roles[KPGO_AFDO_ROLE_PROFILE]);
+	kpgo_jw_u64(w, "defs_weak", rep->defs.roles[KPGO_AFDO_ROLE_WEAK]);
+	kpgo_jw_u64(w, "defs_left_out", rep->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
+	kpgo_jw_u64(w, "sites_weak", c->weak_sites);
+	kpgo_jw_u64(w, "sites_outside", c->outside_sites);
+	kpgo_jw_array_begin(w, "outside");
+	for (i = 0; i < rep->log.n; i++) {
+		const struct kpgo_afdo_site *s = &rep->log.sites[i];
+
+		if (s->kind != KPGO_AFDO_SITE_OUTSIDE)
+			continue;
+		kpgo_jw_object_begin_inline(w, NULL);
+		kpgo_jw_string(w, "file", s->file);
+		kpgo_jw_u64(w, "line", s->line);
+		kpgo_jw_u64(w, "ordinal", s->ordinal);
+		kpgo_jw_end(w);
+	}
+	kpgo_jw_end(w);
+}
+
+static int print_json_afdo(const struct kpgo_afdo_report *rep, const char *output)
+{
+	const struct kpgo_afdo_report_counts *c = &rep->c;
+	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_json_writer w;
+
+	kpgo_jw_init(&w, &sb);
+	json_head(&w, "clang", &rep->head, output);
+	kpgo_jw_u64(&w, "compiler_lines", rep->log.cc_lines);
+	kpgo_jw_u64(&w, "functions", rep->prof.functions);
+	kpgo_jw_u64(&w, "records", rep->prof.records);
+	kpgo_jw_u64(&w, "samples", rep->prof.samples);
+	kpgo_jw_u64(&w, "functions_total_zero", rep->prof.zero_total);
+	kpgo_jw_u64(&w, "coverage_records_warnings", rep->log.records_warnings);
+	kpgo_jw_u64(&w, "coverage_samples_warnings", rep->log.samples_warnings);
+	kpgo_jw_u64(&w, "coverage_repeats", rep->log.repeats);
+	kpgo_jw_u64(&w, "coverage_unpaired", rep->log.unpaired);
+	kpgo_jw_u64(&w, "coverage_malformed", rep->log.malformed);
+	kpgo_jw_u64(&w, "log_long_lines", rep->log.in.long_lines);
+	kpgo_jw_u64(&w, "sites", c->sites);
+	kpgo_jw_u64(&w, "functions_applied", c->applied);
+	kpgo_jw_number(&w, "functions_applied_pct", c->pct_applied);
+	kpgo_jw_bool(&w, "functions_applied_capped", c->capped);
+	kpgo_jw_u64(&w, "functions_not_applied", c->not_applied);
+	kpgo_jw_u64(&w, "records_applied", c->records_applied);
+	kpgo_jw_u64(&w, "records_of_applied", c->records);
+	kpgo_jw_number(&w, "records_applied_pct", c->pct_records);
+	kpgo_jw_number(&w, "records_applied_of_all_pct", c->pct_records_all);
+	kpgo_jw_u64(&w, "samples_applied", c->samples_applied);
+	kpgo_jw_u64(&w, "samples_of_applied", c->samples);
+	kpgo_jw_number(&w, "samples_applied_pct", c->pct_samples);
+	kpgo_jw_number(&w, "samples_applied_of_all_pct", c->pct_samples_all);
+	if (rep->defs_file)
+		json_defs(&w, rep);
+	return json_tail(&w, &rep->head, c->ok);
 }
 
 static int report_gcc(const struct report_opts *o)
 {
-	struct strbuf rel = STRBUF_INIT, stage_text = STRBUF_INIT, text = STRBUF_INIT;
-	char sha[KPGO_SHA256_HEX], *real = NULL;
+	struct strbuf text = STRBUF_INIT;
+	struct kpgo_stage_summary stage;
+	char *real = NULL;
 	const char *trees[2];
 	struct kpgo_report rep;
 	struct kpgo_error err;
 	size_t n_trees = 0;
-	int r, fd, ret = 1;
+	int fd, ret = 1;
 
 	fd = open(o->objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error("cannot open object tree '%s': %s", o->objtree, strerror(errno));
+	kpgo_stage_summary_init(&stage);
 	/* GCC names a missing .gcda by the object tree's real path (kbuild's abs_objtree). */
 	real = realpath(o->objtree, NULL);
 	if (real)
@@ -218,13 +274,8 @@ static int report_gcc(const struct report_opts *o)
 		error("out of memory");
 		goto out_fd;
 	}
-	rep.min_applied = o->min_applied;
-	rep.profile = o->profile;
-	rep.headers = &o->headers;
-	if (report_head(o, o->profile, &rel, sha))
+	if (set_head(o, o->profile, &rep.head))
 		goto out;
-	rep.release = rel.buf;
-	rep.profile_sha256 = sha;
 	if (kpgo_report_load_profile(&rep, o->profile, fd, &err)) {
 		error("cannot read '%s': %s", o->profile, err.msg);
 		goto out;
@@ -233,57 +284,134 @@ static int report_gcc(const struct report_opts *o)
 		error("cannot read '%s': %s", o->log, err.msg);
 		goto out;
 	}
-	if (report_check_log(o->log, rep.log.cc_lines, rep.log.long_lines))
+	if (check_log(o->log, rep.log.cc_lines, rep.log.in.long_lines))
 		goto out;
 	if (o->stage) {
-		r = kpgo_read_file(o->stage, &stage_text, 16 << 20);
-		if (r) {
-			error("cannot read '%s': %s", o->stage,
-			      r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+		if (kpgo_stage_summary_read(&stage, o->stage, &err)) {
+			error("cannot read '%s': %s", o->stage, err.msg);
 			goto out;
 		}
-		if (memchr(stage_text.buf, '\0', stage_text.len)) {
-			error("cannot read '%s': not a text file", o->stage);
+		rep.stage = &stage;
+		if (kpgo_report_check_stage(&rep, &err)) {
+			error("'%s': %s", o->stage, err.msg);
 			goto out;
 		}
-		rep.stage_report = stage_text.buf;
 	}
-
 	if (kpgo_report_count(&rep) || kpgo_report_format(&rep, &text)) {
 		error("out of memory");
 		goto out;
 	}
-	if (report_write(o, &text))
+	if (write_report(o, &text))
 		goto out;
 	if (o->json) {
-		print_json(&rep, o->output);
+		if (print_json_gcc(&rep, o->output))
+			goto out;
 	} else if (verbosity > 0) {
 		strbuf_reset(&text);
 		if (!kpgo_report_format_counts(&rep, &text))
 			fwrite(text.buf, 1, text.len, stderr);
 	}
-	ret = report_verdict(o, rep.c.ok, rep.c.pct_applied);
+	ret = verdict(o, rep.c.ok, rep.c.pct_applied);
 out:
 	kpgo_report_release(&rep);
 out_fd:
 	close(fd);
 	free(real);
-	strbuf_release(&rel);
-	strbuf_release(&stage_text);
+	kpgo_stage_summary_release(&stage);
+	strbuf_release(&text);
+	return ret;
+}
+
+static int report_afdo(const struct report_opts *o)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct kpgo_strlist names = { 0 };
+	struct kpgo_afdo_summary summary;
+	struct kpgo_afdo_report rep;
+	struct kpgo_error err;
+	int fd, ret = 1;
+
+	fd = open(o->objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error("cannot open object tree '%s': %s", o->objtree, strerror(errno));
+	close(fd);
+	kpgo_afdo_report_init(&rep);
+	kpgo_afdo_summary_init(&summary);
+	if (set_head(o, o->afdo, &rep.head))
+		goto out;
+	if (kpgo_afdo_text_read(&rep.prof, o->afdo, o->defs ? &names : NULL, &err)) {
+		error("cannot read '%s': %s", o->afdo, err.msg);
+		goto out;
+	}
+	if (o->defs) {
+		if (kpgo_afdo_defs_read(&rep.defs, o->defs, &err)) {
+			error("cannot read '%s': %s", o->defs, err.msg);
+			goto out;
+		}
+		if (kpgo_afdo_defs_check(&rep.defs, &names, &err)) {
+			error("'%s' is not the definitions table of '%s': %s", o->defs, o->afdo,
+			      err.msg);
+			goto out;
+		}
+		rep.defs_file = o->defs;
+	}
+	if (o->afdo_summary) {
+		if (kpgo_afdo_summary_read(&summary, o->afdo_summary, &err)) {
+			error("cannot read '%s': %s", o->afdo_summary, err.msg);
+			goto out;
+		}
+		rep.summary = &summary;
+		if (kpgo_afdo_report_check_summary(&rep, &err)) {
+			error("'%s': %s", o->afdo_summary, err.msg);
+			goto out;
+		}
+	}
+	if (kpgo_afdo_cov_log_read(&rep.log, o->log, &err)) {
+		error("cannot read '%s': %s", o->log, err.msg);
+		goto out;
+	}
+	if (check_log(o->log, rep.log.cc_lines, rep.log.in.long_lines))
+		goto out;
+	if (rep.log.malformed)
+		warning("%zu lines of '%s' that look like clang's coverage warnings are malformed "
+			"and were skipped (the first: line %zu)",
+			rep.log.malformed, o->log, rep.log.first_malformed);
+
+	kpgo_afdo_report_count(&rep);
+	if (kpgo_afdo_report_format(&rep, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (write_report(o, &text))
+		goto out;
+	if (o->json) {
+		if (print_json_afdo(&rep, o->output))
+			goto out;
+	} else if (verbosity > 0) {
+		strbuf_reset(&text);
+		if (!kpgo_afdo_report_format_counts(&rep, &text))
+			fwrite(text.buf, 1, text.len, stderr);
+	}
+	ret = verdict(o, rep.c.ok, rep.c.pct_applied);
+out:
+	kpgo_afdo_report_release(&rep);
+	kpgo_afdo_summary_release(&summary);
+	kpgo_strlist_clear(&names);
 	strbuf_release(&text);
 	return ret;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_DEFS };
+	enum { OPT_JSON = 256, OPT_DEFS, OPT_AFDO_SUMMARY };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "afdo", required_argument, NULL, 'a' },
 		{ "defs", required_argument, NULL, OPT_DEFS },
 		{ "objtree", required_argument, NULL, 't' },
 		{ "build-log", required_argument, NULL, 'l' },
-		{ "stage-report", required_argument, NULL, 's' },
+		{ "stage-summary", required_argument, NULL, 's' },
+		{ "afdo-summary", required_argument, NULL, OPT_AFDO_SUMMARY },
 		{ "min-applied", required_argument, NULL, 'm' },
 		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "header", required_argument, NULL, 'H' },
@@ -305,15 +433,17 @@ int cmd_report(int argc, char **argv)
 		case 't': o.objtree = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 's': o.stage = optarg; break;
+		case OPT_AFDO_SUMMARY: o.afdo_summary = optarg; break;
 		case 'm':
 			if (kpgo_parse_u64(optarg, &v) || v > 100) {
-				ret = usage_error("report", "bad --min-applied '%s' (0 to 100)", optarg);
+				ret = usage_error("report", "bad --min-applied '%s' (0 to 100)",
+						  optarg);
 				goto out;
 			}
 			o.min_applied = (unsigned)v;
 			break;
 		case 'r':
-			if (!*optarg || !text_ok(optarg)) {
+			if (!*optarg || !kpgo_report_text_ok(optarg)) {
 				ret = usage_error("report", "bad --kernel-release");
 				goto out;
 			}
@@ -321,7 +451,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'H':
 			if (!header_ok(optarg)) {
-				ret = usage_error("report", "bad --header '%s' (one line 'KEY: VALUE')",
+				ret = usage_error("report",
+						  "bad --header '%s' (one line 'KEY: VALUE')",
 						  optarg);
 				goto out;
 			}
@@ -345,14 +476,16 @@ int cmd_report(int argc, char **argv)
 	else if (o.profile && o.afdo)
 		ret = usage_error("report", "--profile (GCC) and --afdo (Clang) exclude each other");
 	else if (o.afdo && o.stage)
-		ret = usage_error("report", "--stage-report is for GCC builds, not with --afdo");
+		ret = usage_error("report", "--stage-summary is for GCC builds, not with --afdo");
 	else if (o.defs && !o.afdo)
 		ret = usage_error("report", "--defs is for Clang builds, with --afdo");
+	else if (o.afdo_summary && !o.afdo)
+		ret = usage_error("report", "--afdo-summary is for Clang builds, with --afdo");
 	else if (!(o.profile || o.afdo) || !o.objtree || !o.log)
 		ret = usage_error("report",
 				  "--profile (or --afdo), --objtree and --build-log are required");
 	else
-		ret = o.afdo ? report_clang(&o) : report_gcc(&o);
+		ret = o.afdo ? report_afdo(&o) : report_gcc(&o);
 out:
 	kpgo_strlist_clear(&o.headers);
 	return ret;

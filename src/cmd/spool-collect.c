@@ -4,25 +4,17 @@
  * collection service and timer run it: bounded in time, nothing on a kernel
  * without gcov, and never a file in the spool that is not complete.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "config.h"
+#include "kernel.h"
 #include "spool.h"
-
-#define DEFAULT_DEBUGFS "/sys/kernel/debug"
-#define DEBUGFS_MAGIC 0x64626720 /* linux/magic.h */
 
 static const char usage_text[] =
 	"usage: kpgo spool collect [--snapshot] [--timeout DURATION] [--no-reset]\n"
@@ -44,7 +36,8 @@ static const char usage_text[] =
 	"      --no-reset          leave the counters running\n"
 	"  -d, --gcov-dir DIR      read DIR instead of the kernel's (tests); a\n"
 	"                          missing DIR counts as a kernel without gcov\n"
-	"      --debugfs DIR       where debugfs is (or is mounted), default " DEFAULT_DEBUGFS "\n"
+	"      --debugfs DIR       where debugfs is (or is mounted), default " KPGO_DEBUGFS_DEFAULT
+	"\n"
 	"      --build-root PATH, --kernel-release R, --build-id HEX   as for 'kpgo collect'\n";
 
 static unsigned timeout_secs;
@@ -63,46 +56,24 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
-int gcov_probe(const char *debugfs, bool may_mount, bool *mounted, char *why, size_t len)
+/* The profile is complete: publishing it must not be reported as lost. */
+static void stop_alarm(void *ctx)
 {
-	struct strbuf gcov = STRBUF_INIT;
-	struct statfs sfs;
-	int r = 0;
-
-	*mounted = false;
-	if (strbuf_addf(&gcov, "%s/gcov", debugfs))
-		return -ENOMEM;
-	if (access(gcov.buf, F_OK) == 0) {
-		r = 1;
-		goto out;
-	}
-	if (may_mount && (statfs(debugfs, &sfs) < 0 || sfs.f_type != DEBUGFS_MAGIC)) {
-		if (mount("debugfs", debugfs, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-			snprintf(why, len, "debugfs is not mounted at '%s' and cannot be: %s",
-				 debugfs, strerror(errno));
-			goto out;
-		}
-		*mounted = true;
-		if (access(gcov.buf, F_OK) == 0) {
-			r = 1;
-			goto out;
-		}
-	}
-	snprintf(why, len, "no '%s': the kernel is not instrumented (CONFIG_GCOV_KERNEL)",
-		 gcov.buf);
-	if (*mounted) {
-		umount2(debugfs, MNT_DETACH);
-		*mounted = false;
-	}
-out:
-	strbuf_release(&gcov);
-	return r;
+	(void)ctx;
+	alarm(0);
 }
 
 int spool_collect(int argc, char **argv)
 {
-	enum { OPT_SNAPSHOT = 256, OPT_TIMEOUT, OPT_NO_RESET, OPT_DEBUGFS, OPT_ROOT, OPT_RELEASE,
-	       OPT_BUILD_ID };
+	enum {
+		OPT_SNAPSHOT = 256,
+		OPT_TIMEOUT,
+		OPT_NO_RESET,
+		OPT_DEBUGFS,
+		OPT_ROOT,
+		OPT_RELEASE,
+		OPT_BUILD_ID
+	};
 	static const struct option opts[] = {
 		{ "snapshot", no_argument, NULL, OPT_SNAPSHOT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -115,40 +86,40 @@ int spool_collect(int argc, char **argv)
 		SPOOL_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct collect_request rq = { 0 };
-	const char *gcov_dir = NULL, *debugfs = DEFAULT_DEBUGFS, *timeout_opt = NULL;
-	char name[KPGO_SPOOL_NAME_MAX], tmpname[64], why[512], host[256] = "";
-	struct strbuf tmppath = STRBUF_INIT, gcov = STRBUF_INIT;
-	bool snapshot = false, do_reset = true, mounted = false, debugfs_opt = false;
-	struct kpgo_collect_stats st;
+	struct kpgo_spool_collect_opts o = { .debugfs = KPGO_DEBUGFS_DEFAULT, .reset = true };
+	struct kpgo_collect_request rq = { 0 };
+	struct kpgo_spool_collect_result res;
+	const char *timeout_opt = NULL;
+	bool snapshot = false, debugfs_opt = false;
 	struct kpgo_config cfg;
-	struct kpgo_spool sp;
-	struct kpgo_profile p;
 	struct kpgo_error err;
+	struct kpgo_spool sp;
 	uint64_t timeout;
-	size_t cleaned;
-	int c, ret, r;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "d:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SNAPSHOT: snapshot = true; continue;
 		case OPT_TIMEOUT: timeout_opt = optarg; continue;
-		case OPT_NO_RESET: do_reset = false; continue;
-		case 'd': gcov_dir = optarg; continue;
-		case OPT_DEBUGFS: debugfs = optarg; debugfs_opt = true; continue;
-		case OPT_ROOT: rq.build_root = optarg; continue;
-		case OPT_RELEASE: rq.release = optarg; continue;
-		case OPT_BUILD_ID: rq.build_id = optarg; continue;
+		case OPT_NO_RESET: o.reset = false; continue;
+		case 'd': o.gcov_dir = optarg; continue;
+		case OPT_DEBUGFS:
+			o.debugfs = optarg;
+			debugfs_opt = true;
+			continue;
+		case OPT_ROOT: o.build_root = optarg; continue;
+		case OPT_RELEASE: o.release = optarg; continue;
+		case OPT_BUILD_ID: o.build_id = optarg; continue;
 		}
 		if ((ret = spool_common_option(c, "spool collect", usage_text)) != 256)
 			return ret;
 	}
 	if (optind != argc)
 		return usage_error("spool collect", "unexpected argument '%s'", argv[optind]);
-	if (gcov_dir && debugfs_opt)
+	if (o.gcov_dir && debugfs_opt)
 		return usage_error("spool collect", "--gcov-dir and --debugfs exclude each other");
-	if (timeout_opt && (kpgo_duration_parse(timeout_opt, &timeout) || timeout == 0 ||
-			    timeout > 86400))
+	if (timeout_opt &&
+	    (kpgo_duration_parse(timeout_opt, &timeout) || timeout == 0 || timeout > 86400))
 		return usage_error("spool collect", "bad --timeout '%s' (e.g. 30s, 5m)",
 				   timeout_opt);
 	if (spool_load_config(&cfg))
@@ -160,108 +131,65 @@ int spool_collect(int argc, char **argv)
 	signal(SIGALRM, on_alarm);
 	alarm(timeout_secs);
 
-	rq.workload = cfg.workload;
-	ret = collect_check_args("spool collect", &rq);
-	if (ret)
-		goto out_cfg;
+	o.workload = rq.workload = cfg.workload;
+	rq.release = o.release;
+	rq.build_id = o.build_id;
 	ret = 0;
+	if (kpgo_collect_request_check(&rq, &err)) {
+		ret = usage_error("spool collect", "%s", err.msg);
+		goto out;
+	}
 	if (snapshot && !cfg.snapshot_interval) {
 		note(1, "periodic snapshots are off (KPGO_SNAPSHOT_INTERVAL=0); nothing collected");
-		goto out_cfg;
+		goto out;
 	}
-	if (gcov_dir) {
-		rq.gcov_dir = gcov_dir;
-		if (access(gcov_dir, F_OK) < 0) {
-			note(1, "no gcov data: '%s': %s; nothing collected", gcov_dir,
-			     strerror(errno));
-			goto out_cfg;
-		}
-	} else {
-		r = gcov_probe(debugfs, true, &mounted, why, sizeof(why));
-		if (r < 0) {
-			ret = error("out of memory");
-			goto out_cfg;
-		}
-		if (r == 0) {
-			char release[256];
+	o.now = (int64_t)time(NULL);
+	if (kpgo_spool_collect(spool_dir(&cfg), &o, stop_alarm, NULL, &res, &err)) {
+		ret = error("%s", err.msg);
+		goto out;
+	}
+	if (res.cleaned)
+		note(2, "removed %zu files an interrupted collection left in '%s/tmp'", res.cleaned,
+		     res.dir);
+	if (res.what == KPGO_SPOOL_NO_GCOV) {
+		char release[256];
 
-			kernel_release(release, sizeof(release));
+		kpgo_kernel_release(release, sizeof(release));
+		if (o.gcov_dir)
+			note(1, "no gcov data: %s; nothing collected", res.why);
+		else
 			note(1, "the running kernel %s has no gcov data (%s); nothing collected",
-			     release, why);
-			goto out_cfg;
-		}
-		if (strbuf_addf(&gcov, "%s/gcov", debugfs)) {
-			ret = error("out of memory");
-			goto out_mount;
-		}
-		rq.gcov_dir = gcov.buf;
-		rq.live = !strcmp(debugfs, DEFAULT_DEBUGFS);
+			     release, res.why);
+		goto out;
 	}
-
-	ret = 1;
-	if (kpgo_spool_open(&sp, spool_dir(&cfg), true, &err)) {
-		error("%s", err.msg);
-		goto out_mount;
+	if (res.what == KPGO_SPOOL_NO_DATA) {
+		note(1, "%s; nothing collected", res.why);
+		goto out;
 	}
-	/* Waits for another collection; the alarm bounds the wait. */
-	if (kpgo_spool_lock(&sp, KPGO_SPOOL_COLLECT_LOCK, true, &err) ||
-	    kpgo_spool_clean_tmp(&sp, &cleaned, &err)) {
-		error("%s", err.msg);
-		goto out_spool;
-	}
-	if (cleaned)
-		note(2, "removed %zu files an interrupted collection left in '%s/tmp'", cleaned,
-		     sp.dir);
-	r = collect_profile(&rq, &p, &st, &err);
-	if (r == -ENOENT && access(rq.gcov_dir, F_OK) == 0) {
-		note(1, "%s; nothing collected", err.msg);
-		ret = 0;
-		goto out_spool;
-	}
-	if (r) {
-		error("%s", err.msg);
-		goto out_spool;
-	}
-	snprintf(tmpname, sizeof(tmpname), "collect.%ld.kpgo", (long)getpid());
-	if (strbuf_addf(&tmppath, "%s/tmp/%s", sp.dir, tmpname)) {
-		error("out of memory");
-		goto out_profile;
-	}
-	if (kpgo_profile_save(&p, tmppath.buf, &err)) {
-		error("%s; nothing was spooled", err.msg);
-		goto out_profile;
-	}
-	/*
-	 * Past this point the profile is complete: publishing it is a hash,
-	 * a rename and two fsyncs, and a timeout must not report it as lost.
-	 */
-	alarm(0);
-	if (gethostname(host, sizeof(host) - 1))
-		host[0] = '\0';
-	if (kpgo_spool_publish(&sp, tmpname, (int64_t)time(NULL), host, name, &err)) {
-		error("%s; nothing was spooled", err.msg);
-		goto out_profile;
-	}
-	note(1, "spooled '%s/%s' (%zu objects, workload %s)", sp.dir, name, p.n,
+	collect_warn_outside(&res.st, res.build_root);
+	note(1, "spooled '%s/%s' (%zu objects, workload %s)", res.dir, res.name, res.objects,
 	     cfg.workload);
-	ret = 0;
-	/* After the profile is safe: a reset first could lose counts, this only repeats them. */
-	if (do_reset && reset_counters(rq.gcov_dir, rq.live))
-		ret = error("the profile was spooled, but the counters were not reset: the next profile repeats this window's counts");
-	kpgo_spool_unlock(&sp, KPGO_SPOOL_COLLECT_LOCK);
+	if (res.reset_failed) {
+		error("%s", res.reset_err.msg);
+		ret = error(
+			"the profile was spooled, but the counters were not reset: the next profile repeats this window's counts");
+	} else if (res.reset_unrecorded) {
+		struct strbuf path = STRBUF_INIT;
+
+		if (!kpgo_last_reset_path(&path))
+			warning("counters reset, but the time could not be recorded in '%s'",
+				path.buf);
+		strbuf_release(&path);
+	}
+	if (kpgo_spool_open(&sp, res.dir, false, &err)) {
+		ret = error("%s", err.msg);
+		goto out;
+	}
 	if (spool_prune(&sp, &cfg, false))
 		ret = 1;
-out_profile:
-	kpgo_profile_release(&p);
-out_spool:
 	kpgo_spool_close(&sp);
-out_mount:
-	if (mounted)
-		umount2(debugfs, MNT_DETACH);
-out_cfg:
+out:
 	alarm(0);
 	kpgo_config_release(&cfg);
-	strbuf_release(&tmppath);
-	strbuf_release(&gcov);
 	return ret;
 }

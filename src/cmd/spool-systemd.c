@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "config.h"
+#include "kernel.h"
 #include "spool.h"
 
 static const char generator_usage[] =
@@ -95,7 +96,8 @@ int spool_systemd_generator(int argc, char **argv)
 			    "s\nTimeoutStartSec=%" PRIu64 "s\n",
 			    spool_dir(&cfg), limit, limit);
 	ret |= write_dropin(dir, "kpgo-snapshot.service", src,
-			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStartSec=%" PRIu64 "s\n",
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStartSec=%" PRIu64
+			    "s\n",
 			    spool_dir(&cfg), limit);
 	ret |= write_dropin(dir, "kpgo-upload.service", src, "[Unit]\nRequiresMountsFor=%s\n",
 			    spool_dir(&cfg));
@@ -107,40 +109,6 @@ int spool_systemd_generator(int argc, char **argv)
 				    cfg.snapshot_interval, cfg.snapshot_interval);
 	kpgo_config_release(&cfg);
 	return ret;
-}
-
-/* Releases as kernel packages name them: nothing that walks a path. */
-static bool release_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n && n <= 200 && s[0] != '.' &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-") == n;
-}
-
-/* 1 when the kernel config at @path sets CONFIG_GCOV_KERNEL=y, 0 not, <0 error. */
-static int config_has_gcov(const char *path)
-{
-	static const char want[] = "CONFIG_GCOV_KERNEL=y";
-	struct strbuf sb = STRBUF_INIT;
-	const char *p;
-	int r;
-
-	r = kpgo_read_file(path, &sb, 16u << 20);
-	if (r)
-		goto out;
-	r = 0;
-	for (p = sb.buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t n = strcspn(p, "\n");
-
-		if (n == sizeof(want) - 1 && !memcmp(p, want, n)) {
-			r = 1;
-			break;
-		}
-	}
-out:
-	strbuf_release(&sb);
-	return r;
 }
 
 int spool_prepare(int argc, char **argv)
@@ -158,7 +126,7 @@ int spool_prepare(int argc, char **argv)
 	struct kpgo_config cfg;
 	struct kpgo_error err;
 	struct kpgo_spool sp;
-	int c, ret, r = -ENOENT, i;
+	int c, ret, r;
 
 	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
@@ -171,28 +139,10 @@ int spool_prepare(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error("spool prepare", "unexpected argument '%s'", argv[optind]);
-	if (!release || !release_ok(release))
-		return usage_error("spool prepare", "a kernel release is required (--release R, [A-Za-z0-9._+~-])");
-	for (i = 0; i < 5 && r == -ENOENT; i++) {
-		const char *slash = image ? strrchr(image, '/') : NULL;
-
-		strbuf_reset(&path);
-		if (i == 0 && kconfig)
-			strbuf_addstr(&path, kconfig);
-		else if (i == 1)
-			strbuf_addf(&path, "/boot/config-%s", release);
-		else if (i == 2 && slash)
-			strbuf_addf(&path, "%.*s/config-%s", (int)(slash - image), image, release);
-		else if (i == 3)
-			strbuf_addf(&path, "/lib/modules/%s/config", release);
-		else if (i == 4)
-			strbuf_addf(&path, "/usr/lib/modules/%s/config", release);
-		if (!path.len)
-			continue;
-		r = config_has_gcov(path.buf);
-		if (kconfig)
-			break; /* given: no guessing */
-	}
+	if (!release || !kpgo_kernel_release_ok(release))
+		return usage_error("spool prepare",
+				   "a kernel release is required (--release R, [A-Za-z0-9._+~-])");
+	r = kpgo_kernel_config_gcov(release, image, kconfig, &path);
 	if (r < 0 && r != -ENOENT) {
 		ret = error("cannot read the config of kernel %s '%s': %s", release, path.buf,
 			    strerror(-r));

@@ -44,9 +44,7 @@ static void report(void *ctx, const struct kpgo_upload_event *ev)
 	(void)ctx;
 	kpgo_format_time(ev->state->next_try, next);
 	switch (ev->what) {
-	case KPGO_UPLOAD_SENT:
-		printf("sent %s\n", it->name);
-		break;
+	case KPGO_UPLOAD_SENT: printf("sent %s\n", it->name); break;
 	case KPGO_UPLOAD_FAILED:
 		printf("failed %s: %s (attempt %u; next try %s)\n", it->name, ev->detail,
 		       it->attempts, next);
@@ -55,9 +53,7 @@ static void report(void *ctx, const struct kpgo_upload_event *ev)
 		if (verbosity > 1)
 			printf("waiting %s: next try %s\n", it->name, next);
 		break;
-	case KPGO_UPLOAD_REJECTED:
-		printf("rejected %s: %s\n", it->name, ev->detail);
-		break;
+	case KPGO_UPLOAD_REJECTED: printf("rejected %s: %s\n", it->name, ev->detail); break;
 	}
 	fflush(stdout);
 }
@@ -65,7 +61,9 @@ static void report(void *ctx, const struct kpgo_upload_event *ev)
 int spool_upload(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "force", no_argument, NULL, 'f' }, SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "force", no_argument, NULL, 'f' },
+		SPOOL_COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_upload_opts o = { 0 };
 	struct kpgo_upload_result res;
@@ -110,8 +108,7 @@ int spool_upload(int argc, char **argv)
 		goto out;
 	}
 	if (res.failed)
-		ret = error("the upload failed; the profiles in '%s' wait for the next run",
-			    sp.dir);
+		ret = error("the upload failed; the profiles in '%s' wait for the next run", sp.dir);
 	else if (res.rejected)
 		ret = error("%zu files in '%s' were not valid profiles: see '%s/rejected'",
 			    res.rejected, sp.dir, sp.dir);

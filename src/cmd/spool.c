@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "config.h"
+#include "kernel.h"
 #include "spool.h"
 
 static const char usage_text[] =
@@ -30,8 +31,8 @@ static const char usage_text[] =
 	"  systemd-generator DIR   write unit drop-ins from the settings (a systemd\n"
 	"                          generator)\n"
 	"\n"
-	"Settings: --config FILE, else $KPGO_CONFIG, else " KPGO_CONFIG_DEBIAN " or\n"
-	KPGO_CONFIG_RPM " (see kpgo(1)). The spool: --spool DIR, else\n"
+	"Settings: --config FILE, else $KPGO_CONFIG, else " KPGO_CONFIG_DEBIAN
+	" or\n" KPGO_CONFIG_RPM " (see kpgo(1)). The spool: --spool DIR, else\n"
 	"KPGO_SPOOL_DIR (default " KPGO_SPOOL_DEFAULT ").\n"
 	"Every command takes -q/--quiet, -v/--verbose and -h/--help.\n";
 
@@ -49,11 +50,10 @@ static const char prune_usage[] =
 	"younger than KPGO_KEEP_AGE, and at most KPGO_SPOOL_MAX waiting ones (the\n"
 	"oldest go first, each with a warning). Upload and collect prune too.\n";
 
-static const char list_usage[] =
-	"usage: kpgo spool list [--json]\n"
-	"\n"
-	"The upload's backoff when uploads fail, then one line per profile:\n"
-	"'waiting' ones with their failed attempts, then 'sent' ones.\n";
+static const char list_usage[] = "usage: kpgo spool list [--json]\n"
+				 "\n"
+				 "The upload's backoff when uploads fail, then one line per profile:\n"
+				 "'waiting' ones with their failed attempts, then 'sent' ones.\n";
 
 static const char config_usage[] =
 	"usage: kpgo spool config\n"
@@ -97,7 +97,9 @@ const char *spool_dir(const struct kpgo_config *c)
 int spool_prune(struct kpgo_spool *sp, const struct kpgo_config *c, bool wait)
 {
 	struct kpgo_spool_retention o = {
-		.keep_count = c->keep_count, .keep_age = c->keep_age, .spool_max = c->spool_max,
+		.keep_count = c->keep_count,
+		.keep_age = c->keep_age,
+		.spool_max = c->spool_max,
 		.now = (int64_t)time(NULL),
 	};
 	struct kpgo_strlist removed = { 0 }, dropped = { 0 };
@@ -117,7 +119,8 @@ int spool_prune(struct kpgo_spool *sp, const struct kpgo_config *c, bool wait)
 		     removed.items[i], c->keep_count);
 	for (i = 0; i < dropped.n; i++)
 		warning("dropped the unsent profile '%s': more than KPGO_SPOOL_MAX=%" PRIu64
-			" are waiting", dropped.items[i], c->spool_max);
+			" are waiting",
+			dropped.items[i], c->spool_max);
 	if (r)
 		ret = error("%s", err.msg);
 	kpgo_strlist_clear(&removed);
@@ -148,7 +151,7 @@ static int spool_init(int argc, char **argv)
 		SPOOL_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *debugfs = "/sys/kernel/debug";
+	const char *debugfs = KPGO_DEBUGFS_DEFAULT;
 	char why[512], release[256];
 	struct kpgo_config cfg;
 	struct kpgo_error err;
@@ -182,8 +185,8 @@ static int spool_init(int argc, char **argv)
 		note(1, "the spool '%s' is ready", spool_dir(&cfg));
 		goto out;
 	}
-	kernel_release(release, sizeof(release));
-	r = gcov_probe(debugfs, true, &mounted, why, sizeof(why));
+	kpgo_kernel_release(release, sizeof(release));
+	r = kpgo_gcov_probe(debugfs, true, &mounted, why, sizeof(why));
 	if (r < 0)
 		ret = error("out of memory");
 	else if (r == 0)
@@ -244,43 +247,48 @@ static int spool_prune_cmd(int argc, char **argv)
 	return ret;
 }
 
-static void list_item(const struct kpgo_spool_item *it, const char *area, bool json, bool *first)
+static void list_item(const struct kpgo_spool_item *it, const char *area, struct kpgo_json_writer *w)
 {
 	char last[32], mtime[32];
 
 	kpgo_format_time(it->last_try, last);
 	kpgo_format_time(it->mtime, mtime);
-	if (json) {
-		printf("%s\n    {\"area\": \"%s\", \"name\": ", *first ? "" : ",", area);
-		json_str(stdout, it->name);
-		printf(", \"size\": %" PRIu64 ", \"mtime\": \"%s\", \"failed_attempts\": %u", it->size,
-		       mtime, it->attempts);
+	if (w) {
+		kpgo_jw_object_begin_inline(w, NULL);
+		kpgo_jw_string(w, "area", area);
+		kpgo_jw_string(w, "name", it->name);
+		kpgo_jw_u64(w, "size", it->size);
+		kpgo_jw_string(w, "mtime", mtime);
+		kpgo_jw_u64(w, "failed_attempts", it->attempts);
 		if (it->attempts) {
-			printf(", \"last_try\": \"%s\", \"last_error\": ", last);
-			json_str(stdout, it->last_error);
+			kpgo_jw_string(w, "last_try", last);
+			kpgo_jw_string(w, "last_error", it->last_error);
 		}
-		printf("}");
+		kpgo_jw_end(w);
 	} else if (it->attempts) {
-		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, the last at %s: %s\n", area,
-		       it->name, it->size, it->attempts, last, it->last_error);
+		printf("%-7s  %s  %" PRIu64 " bytes  %u failed attempts, the last at %s: %s\n",
+		       area, it->name, it->size, it->attempts, last, it->last_error);
 	} else {
 		printf("%-7s  %s  %" PRIu64 " bytes\n", area, it->name, it->size);
 	}
-	*first = false;
 }
 
 static int spool_list_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, SPOOL_COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },
+		SPOOL_COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_spool_list waiting = { 0 }, sent = { 0 };
+	struct kpgo_json_writer jw, *w = NULL;
+	struct strbuf sb = STRBUF_INIT;
 	struct kpgo_spool_state st;
 	struct kpgo_config cfg;
 	char next[32];
 	struct kpgo_error err;
 	struct kpgo_spool sp;
-	bool json = false, first = true;
+	bool json = false;
 	int c, ret;
 	size_t i;
 
@@ -309,22 +317,31 @@ static int spool_list_cmd(int argc, char **argv)
 	kpgo_spool_state_read(&sp, &st);
 	kpgo_format_time(st.next_try, next);
 	if (json) {
-		printf("{\"upload\": {\"failed_runs\": %u", st.failures);
+		w = &jw;
+		kpgo_jw_init(w, &sb);
+		kpgo_jw_object_begin(w, NULL);
+		kpgo_jw_object_begin_inline(w, "upload");
+		kpgo_jw_u64(w, "failed_runs", st.failures);
 		if (st.failures) {
-			printf(", \"next_try\": \"%s\", \"last_error\": ", next);
-			json_str(stdout, st.last_error);
+			kpgo_jw_string(w, "next_try", next);
+			kpgo_jw_string(w, "last_error", st.last_error);
 		}
-		printf("},\n \"profiles\": [");
+		kpgo_jw_end(w);
+		kpgo_jw_array_begin(w, "profiles");
 	} else if (st.failures) {
 		printf("upload: %u failed runs in a row, next try %s: %s\n", st.failures, next,
 		       st.last_error);
 	}
 	for (i = 0; i < waiting.n; i++)
-		list_item(&waiting.items[i], "waiting", json, &first);
+		list_item(&waiting.items[i], "waiting", w);
 	for (i = 0; i < sent.n; i++)
-		list_item(&sent.items[i], "sent", json, &first);
-	if (json)
-		printf("%s]}\n", first ? "" : "\n ");
+		list_item(&sent.items[i], "sent", w);
+	if (w) {
+		kpgo_jw_end(w);
+		kpgo_jw_end(w);
+		if (print_json_doc(w))
+			goto out;
+	}
 	if (waiting.strays)
 		warning("%zu other files in '%s' are not profiles and are ignored", waiting.strays,
 			sp.dir);
@@ -339,14 +356,10 @@ out_cfg:
 }
 
 static const struct subcommand_entry subcommands[] = {
-	{ "init", spool_init },
-	{ "collect", spool_collect },
-	{ "upload", spool_upload },
-	{ "prune", spool_prune_cmd },
-	{ "list", spool_list_cmd },
-	{ "config", spool_config },
-	{ "prepare", spool_prepare },
-	{ "systemd-generator", spool_systemd_generator },
+	{ "init", spool_init },	      { "collect", spool_collect },
+	{ "upload", spool_upload },   { "prune", spool_prune_cmd },
+	{ "list", spool_list_cmd },   { "config", spool_config },
+	{ "prepare", spool_prepare }, { "systemd-generator", spool_systemd_generator },
 };
 
 int cmd_spool(int argc, char **argv)
@@ -358,6 +371,6 @@ int cmd_spool(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
 		if ((ret = spool_common_option(c, "spool", usage_text)) != 256)
 			return ret;
-	return run_subcommand("spool", subcommands, sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			      argv);
+	return run_subcommand("spool", subcommands, sizeof(subcommands) / sizeof(subcommands[0]),
+			      argc, argv);
 }

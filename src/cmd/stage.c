@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "toolchain.h"
 #include "gcda.h"
 #include "profile.h"
+#include "stage-summary.h"
 #include "stage.h"
 
 static const char usage_text[] =
@@ -27,41 +29,21 @@ static const char usage_text[] =
 	"      --cc CC            check the profile against this compiler's gcov\n"
 	"                         version (default $CC or gcc; 'none' skips)\n"
 	"  -r, --report FILE      write the lists of objects to FILE\n"
+	"      --summary FILE     write the result as JSON (as --json prints it) to\n"
+	"                         FILE, for kpgo report --stage-summary\n"
 	"      --json             print the result as JSON\n"
 	"  -q, --quiet / -v, --verbose (lists the objects)\n";
 
-static void print_list(FILE *f, const char *title, const struct kpgo_strlist *l, size_t max)
-{
-	size_t i;
-
-	fprintf(f, "%s: %zu\n", title, l->n);
-	for (i = 0; i < l->n && i < max; i++)
-		fprintf(f, "  %s\n", l->items[i]);
-	if (l->n > max)
-		fprintf(f, "  ... %zu more (see --report or -v)\n", l->n - max);
-}
-
-static void json_list(FILE *f, const char *key, const struct kpgo_strlist *l, bool last)
-{
-	size_t i;
-
-	fprintf(f, "  \"%s\": [", key);
-	for (i = 0; i < l->n; i++) {
-		fputs(i ? ", " : "", f);
-		json_str(f, l->items[i]);
-	}
-	fprintf(f, "]%s\n", last ? "" : ",");
-}
-
 int cmd_stage(int argc, char **argv)
 {
-	enum { OPT_CC = 256, OPT_JSON };
+	enum { OPT_CC = 256, OPT_JSON, OPT_SUMMARY };
 	static const struct option opts[] = {
 		{ "objtree", required_argument, NULL, 't' },
 		{ "profile-dir", required_argument, NULL, 'p' },
 		{ "srctree", required_argument, NULL, 's' },
 		{ "cc", required_argument, NULL, OPT_CC },
 		{ "report", required_argument, NULL, 'r' },
+		{ "summary", required_argument, NULL, OPT_SUMMARY },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -70,7 +52,9 @@ int cmd_stage(int argc, char **argv)
 	};
 	struct kpgo_stage_opts so = { 0 };
 	struct kpgo_stage_result res;
-	const char *cc = getenv("CC"), *report = NULL, *file;
+	struct kpgo_stage_summary sum;
+	struct strbuf text = STRBUF_INIT;
+	const char *cc = getenv("CC"), *report = NULL, *summary = NULL, *file;
 	struct kpgo_profile p;
 	struct kpgo_error err;
 	bool json = false;
@@ -85,6 +69,7 @@ int cmd_stage(int argc, char **argv)
 		case 's': so.srctree = optarg; break;
 		case OPT_CC: cc = optarg; break;
 		case 'r': report = optarg; break;
+		case OPT_SUMMARY: summary = optarg; break;
 		case OPT_JSON: json = true; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
@@ -96,13 +81,18 @@ int cmd_stage(int argc, char **argv)
 		return usage_error("stage", "expected one profile archive");
 	if (!so.objtree && !so.profile_dir)
 		return usage_error("stage", "--objtree or --profile-dir is required");
+	if ((report && !*report) || (summary && !*summary))
+		return usage_error("stage", "--report and --summary need a file");
+	if (report && summary && !strcmp(report, summary))
+		return usage_error("stage", "--report and --summary name the same file");
 	file = argv[optind];
+	kpgo_stage_summary_init(&sum);
 	if (kpgo_profile_load(&p, file, &err))
 		return error("cannot read '%s': %s", file, err.msg);
 	if (strcmp(cc, "none")) {
 		uint32_t want, have;
 		char vw[5], vh[5];
-		int r = compiler_gcov_version(cc, &have);
+		int r = kpgo_compiler_gcov_version(cc, &have);
 
 		kpgo_gcc_version_parse(kpgo_manifest_get(&p.manifest, MF_GCOV_VERSION), &want);
 		kpgo_gcc_version_str(want, vw);
@@ -119,59 +109,49 @@ int cmd_stage(int argc, char **argv)
 		error("%s", err.msg);
 		goto out;
 	}
-	if (json) {
-		printf("{\n  \"profile\": ");
-		json_str(stdout, file);
-		printf(",\n  \"payload_sha256\": \"%s\",\n  \"staged\": %zu,\n  \"runs\": %u,\n"
-		       "  \"sum_max\": %u,\n  \"scale\": %" PRIu64 ",\n",
-		       kpgo_manifest_get(&p.manifest, MF_PAYLOAD), res.staged, res.runs, res.sum_max,
-		       res.scale);
-		json_list(stdout, "missing_from_tree", &res.missing, false);
-		json_list(stdout, "tree_without_profile", &res.unprofiled, false);
-		json_list(stdout, "removed_stale", &res.removed, true);
-		printf("}\n");
-	} else if (verbosity > 0) {
-		size_t max = verbosity > 1 ? SIZE_MAX : 10;
-
-		printf("staged %zu objects from '%s' into '%s' (summary runs=%u sum_max=%u",
-		       res.staged, file, so.profile_dir ? so.profile_dir : so.objtree, res.runs,
-		       res.sum_max);
-		if (res.scale > 1)
-			printf(", counters divided by %" PRIu64 " to fit GCC's 32-bit sum_max",
-			       res.scale);
-		printf(")\n");
-		print_list(stdout, "profiled objects missing from the tree", &res.missing, max);
-		print_list(stdout, "objects in the tree without profile", &res.unprofiled, max);
-		print_list(stdout, "stale .gcda files removed", &res.removed, max);
-	}
-	if (report) {
-		/* Made in memory, then written atomically: never half a report. */
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		int r = f ? 0 : -ENOMEM;
-
-		if (f) {
-			fprintf(f, "profile: %s\npayload_sha256: %s\nstaged: %zu\n", file,
-				kpgo_manifest_get(&p.manifest, MF_PAYLOAD), res.staged);
-			print_list(f, "profiled objects missing from the tree", &res.missing, SIZE_MAX);
-			print_list(f, "objects in the tree without profile", &res.unprofiled, SIZE_MAX);
-			print_list(f, "stale .gcda files removed", &res.removed, SIZE_MAX);
-			if (fclose(f))
-				r = -ENOMEM;
-		}
-		if (!r)
-			r = kpgo_write_file_atomic(report, text, len, 0644);
-		free(text);
-		if (r) {
-			error("cannot write '%s': %s", report, strerror(-r));
-			kpgo_stage_result_release(&res);
-			goto out;
-		}
+	if (kpgo_stage_summary_take(&sum, file, kpgo_manifest_get(&p.manifest, MF_PAYLOAD), &res)) {
+		kpgo_stage_result_release(&res);
+		error("out of memory");
+		goto out;
 	}
 	kpgo_stage_result_release(&res);
+	if (kpgo_stage_summary_json(&sum, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (json)
+		fwrite(text.buf, 1, text.len, stdout);
+	if (summary && write_out(summary, &text))
+		goto out;
+	strbuf_reset(&text);
+	if (report && kpgo_stage_summary_report(&sum, &text)) {
+		error("out of memory");
+		goto out;
+	}
+	if (report && write_out(report, &text))
+		goto out;
+	if (!json && verbosity > 0) {
+		strbuf_reset(&text);
+		if (strbuf_addf(&text,
+				"staged %" PRIu64 " objects from '%s' into '%s' (summary runs=%" PRIu64
+				" sum_max=%" PRIu64,
+				sum.staged, file, so.profile_dir ? so.profile_dir : so.objtree,
+				sum.runs, sum.sum_max) ||
+		    (sum.scale > 1 &&
+		     strbuf_addf(&text,
+				 ", counters divided by %" PRIu64 " to fit GCC's 32-bit sum_max",
+				 sum.scale)) ||
+		    strbuf_addstr(&text, ")\n") ||
+		    kpgo_stage_summary_lists(&sum, verbosity > 1 ? SIZE_MAX : 10, &text)) {
+			error("out of memory");
+			goto out;
+		}
+		fwrite(text.buf, 1, text.len, stdout);
+	}
 	ret = 0;
 out:
+	kpgo_stage_summary_release(&sum);
+	strbuf_release(&text);
 	kpgo_profile_release(&p);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "toolchain.h"
 #include "config.h"
 #include "gcda.h"
 #include "profdiff.h"
@@ -224,7 +225,7 @@ int store_ingest(int argc, char **argv)
 		return usage_error("store ingest", "bad gcov version '%s' (four characters, e.g. 'B22*')",
 				   o.gcov_version);
 	if (cc) {
-		r = compiler_gcov_version(cc, &stamp);
+		r = kpgo_compiler_gcov_version(cc, &stamp);
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,
 				     r == -ENOEXEC ? "it failed to compile with --coverage"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "toolchain.h"
 #include "gcda.h"
 #include "profile-archive.h"
 #include "store.h"
@@ -358,7 +359,7 @@ static int store_select(int argc, char **argv)
 				   "bad gcov version '%s' (four characters, e.g. 'B33*')",
 				   q.gcov_version);
 	if (cc) {
-		int r = compiler_gcov_version(cc, &stamp);
+		int r = kpgo_compiler_gcov_version(cc, &stamp);
 
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,

@@ -112,10 +112,12 @@ int kpgo_afdo_cov_parse(const char *s, size_t len, struct kpgo_afdo_cov *c)
 
 /* --- the log ------------------------------------------------------------ */
 
+static int parse_line(void *ctx, char *s, size_t len);
+
 void kpgo_afdo_cov_log_init(struct kpgo_afdo_cov_log *log)
 {
 	memset(log, 0, sizeof(*log));
-	strbuf_init(&log->line);
+	kpgo_lines_init(&log->in, KPGO_BUILDLOG_LINE_MAX, parse_line, log);
 	strbuf_init(&log->file);
 	log->pending = SIZE_MAX;
 }
@@ -127,7 +129,7 @@ void kpgo_afdo_cov_log_release(struct kpgo_afdo_cov_log *log)
 	for (i = 0; i < log->n; i++)
 		free(log->sites[i].file);
 	free(log->sites);
-	strbuf_release(&log->line);
+	kpgo_lines_release(&log->in);
 	strbuf_release(&log->file);
 	kpgo_afdo_cov_log_init(log);
 }
@@ -136,18 +138,8 @@ static int add_site(struct kpgo_afdo_cov_log *log, const struct kpgo_afdo_cov *c
 {
 	struct kpgo_afdo_site *s;
 
-	if (log->n == log->alloc) {
-		size_t na = log->alloc ? 2 * log->alloc : 256;
-		struct kpgo_afdo_site *ns;
-
-		if (na > SIZE_MAX / sizeof(*ns))
-			return -ENOMEM;
-		ns = realloc(log->sites, na * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		log->sites = ns;
-		log->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(log->sites, log->n + 1, log->alloc))
+		return -ENOMEM;
 	s = &log->sites[log->n];
 	memset(s, 0, sizeof(*s));
 	s->file = malloc(c->file_len + 1);
@@ -186,8 +178,9 @@ static bool same_site(const struct kpgo_afdo_site *s, const struct kpgo_afdo_cov
 	       !memcmp(s->file, c->file, c->file_len);
 }
 
-static int parse_line(struct kpgo_afdo_cov_log *log, const char *s, size_t len)
+static int parse_line(void *ctx, char *s, size_t len)
 {
+	struct kpgo_afdo_cov_log *log = ctx;
 	struct kpgo_afdo_cov c;
 	struct kpgo_afdo_site *site;
 	size_t obj;
@@ -202,7 +195,7 @@ static int parse_line(struct kpgo_afdo_cov_log *log, const char *s, size_t len)
 	r = kpgo_afdo_cov_parse(s, len, &c);
 	if (r < 0) {
 		if (!log->malformed++)
-			log->first_malformed = log->lines;
+			log->first_malformed = log->in.lines;
 		return 0;
 	}
 	if (!r)
@@ -236,45 +229,10 @@ static int parse_line(struct kpgo_afdo_cov_log *log, const char *s, size_t len)
 	return 0;
 }
 
-static int end_line(struct kpgo_afdo_cov_log *log)
-{
-	int r = 0;
-
-	log->lines++;
-	if (log->overlong)
-		log->long_lines++;
-	else
-		r = parse_line(log, log->line.buf, log->line.len);
-	log->overlong = false;
-	strbuf_reset(&log->line);
-	return r;
-}
-
 int kpgo_afdo_cov_log_feed(struct kpgo_afdo_cov_log *log, const void *data, size_t len,
 			   struct kpgo_error *err)
 {
-	const char *p = data, *end = p + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (memchr(p, '\0', n))
-			return kpgo_error_set(err, -EBADMSG, "NUL byte on line %zu: not a text file",
-					      log->lines + 1);
-		if (!log->overlong && log->line.len + n > KPGO_BUILDLOG_LINE_MAX) {
-			log->overlong = true;
-			strbuf_reset(&log->line);
-		}
-		if (!log->overlong && strbuf_add(&log->line, p, n))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		if (!nl)
-			break;
-		if (end_line(log))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		p = nl + 1;
-	}
-	return 0;
+	return kpgo_lines_feed(&log->in, data, len, err);
 }
 
 static int cmp_file_line(const struct kpgo_afdo_site *x, const struct kpgo_afdo_site *y)
@@ -322,13 +280,12 @@ static int cmp_best(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *err)
+/* Numbers the reports of each FILE:LINE in an object, then merges the repeats. */
+static int merge_sites(struct kpgo_afdo_cov_log *log)
 {
 	struct kpgo_afdo_site *s;
 	size_t i, o;
 
-	if ((log->line.len || log->overlong) && end_line(log))
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	log->pending = SIZE_MAX;
 	if (!log->n)
 		return 0;
@@ -362,36 +319,16 @@ int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *e
 	return 0;
 }
 
-int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path,
-			   struct kpgo_error *err)
+int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *err)
 {
-	char *buf;
-	int fd, r = 0;
+	int r = kpgo_lines_finish(&log->in, err);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "%s", strerror(errno));
-	buf = malloc(65536);
-	if (!buf) {
-		close(fd);
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, 65536);
+	return r ? r : merge_sites(log);
+}
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = kpgo_error_set(err, -errno, "%s", strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		r = kpgo_afdo_cov_log_feed(log, buf, (size_t)n, err);
-		if (r)
-			break;
-	}
-	free(buf);
-	close(fd);
-	return r ? r : kpgo_afdo_cov_log_finish(log, err);
+int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path, struct kpgo_error *err)
+{
+	int r = kpgo_lines_read_file(&log->in, path, err);
+
+	return r ? r : merge_sites(log);
 }

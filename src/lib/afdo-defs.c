@@ -82,18 +82,8 @@ static bool line_ok(const char *s, uint32_t *v)
 
 static int add_def(struct kpgo_afdo_defs *d, const struct kpgo_afdo_def *def)
 {
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? 2 * d->alloc : 256;
-		struct kpgo_afdo_def *nd;
-
-		if (na > SIZE_MAX / sizeof(*nd))
-			return -ENOMEM;
-		nd = realloc(d->defs, na * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		d->defs = nd;
-		d->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(d->defs, d->n + 1, d->alloc))
+		return -ENOMEM;
 	d->defs[d->n++] = *def;
 	return 0;
 }
@@ -123,14 +113,16 @@ static int parse_row(struct kpgo_afdo_defs *d, char *s, size_t lineno, struct kp
 	if (strchr(f[3], '\t'))
 		return bad(err, lineno, what);
 	if (!name_ok(f[0]))
-		return bad(err, lineno, "a function name that is empty or has blanks or control characters");
+		return bad(err, lineno,
+			   "a function name that is empty or has blanks or control characters");
 	for (role = 0; role < KPGO_AFDO_ROLES; role++)
 		if (!strcmp(f[1], role_names[role]))
 			break;
 	if (role == KPGO_AFDO_ROLES)
 		return bad(err, lineno, "a role that is not profile, weak or left-out");
 	if (!source_ok(f[2]))
-		return bad(err, lineno, "a source file name that is empty or has control characters");
+		return bad(err, lineno,
+			   "a source file name that is empty or has control characters");
 	if (!line_ok(f[3], &def.line))
 		return bad(err, lineno, "a line number that is not 1 to 4294967295");
 	/* As clang's file names are read: never longer than the name it was made from. */
@@ -249,7 +241,8 @@ static int check_repeats(struct kpgo_afdo_defs *d, struct kpgo_error *err)
 		return kpgo_error_set(err, -EINVAL,
 				      "line %zu: a second 'profile' line for '%.200s' (first on line %zu)",
 				      rp.again->lineno, rp.again->name, rp.first->lineno);
-	return kpgo_error_set(err, -EINVAL, "line %zu: '%.200s' at %.300s:%u again (first on line %zu)",
+	return kpgo_error_set(err, -EINVAL,
+			      "line %zu: '%.200s' at %.300s:%u again (first on line %zu)",
 			      rp.again->lineno, rp.again->name, rp.again->source, rp.again->line,
 			      rp.first->lineno);
 }
@@ -268,7 +261,8 @@ static int parse_head(const char *s, size_t len, struct kpgo_error *err)
 		return kpgo_error_set(err, -EINVAL,
 				      "line 1: a definitions table of format version %.*s; kpgo reads '%s'",
 				      (int)(len - n), s + n, head);
-	return bad(err, 1, "not a definitions table of kpgo afdo (expected '" KPGO_AFDO_DEFS_HEAD "')");
+	return bad(err, 1,
+		   "not a definitions table of kpgo afdo (expected '" KPGO_AFDO_DEFS_HEAD "')");
 }
 
 int kpgo_afdo_defs_parse(struct kpgo_afdo_defs *d, const char *text, size_t len,
@@ -369,7 +363,8 @@ int kpgo_afdo_defs_check(const struct kpgo_afdo_defs *d, const struct kpgo_strli
 			bad_def = x;
 	}
 	if (bad_def && bad_def->role == KPGO_AFDO_ROLE_LEFT_OUT)
-		return kpgo_error_set(err, -EINVAL, "line %zu: '%.200s' is left out, but the profile has it",
+		return kpgo_error_set(err, -EINVAL,
+				      "line %zu: '%.200s' is left out, but the profile has it",
 				      bad_def->lineno, bad_def->name);
 	if (bad_def)
 		return kpgo_error_set(err, -EINVAL, "line %zu: '%.200s' is not in the profile",

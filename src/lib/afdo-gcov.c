@@ -8,18 +8,17 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "afdo.h"
 #include "gcda.h"
 #include "profile-archive.h"
 #include "profile.h"
+#include "run.h"
 
 #define GCNO_MAGIC 0x67636e6fu /* "gcno" */
 #define AFDO_BATCH_DEFAULT 64
@@ -31,27 +30,22 @@
 
 void kpgo_afdo_result_init(struct kpgo_afdo_result *r)
 {
-	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->text);
 	strbuf_init(&r->defs);
-	strbuf_init(&r->gcov_first_message);
+	kpgo_afdo_summary_init(&r->sum);
 }
 
 void kpgo_afdo_result_release(struct kpgo_afdo_result *r)
 {
 	strbuf_release(&r->text);
 	strbuf_release(&r->defs);
-	strbuf_release(&r->gcov_first_message);
-	kpgo_strlist_clear(&r->no_gcno);
-	kpgo_strlist_clear(&r->other_build);
-	kpgo_strlist_clear(&r->ambiguous);
-	kpgo_afdo_result_init(r);
+	kpgo_afdo_summary_release(&r->sum);
 }
 
 struct gcov_run {
-	int status;		/* exit status; 128+N for signal N; 127: could not run */
-	struct strbuf out;	/* standard output */
-	struct strbuf errs;	/* standard error */
+	struct kpgo_run_result res;
+	struct strbuf out;  /* standard output */
+	struct strbuf errs; /* standard error */
 };
 
 /*
@@ -62,55 +56,23 @@ struct gcov_run {
 static int run_gcov(char *const argv[], int dirfd, int errdirfd, const char *errname, size_t max,
 		    struct gcov_run *run)
 {
-	int pipefd[2], errfd, status, r;
-	pid_t pid;
+	struct kpgo_run o = KPGO_RUN_INIT;
+	int errfd, r;
 
 	errfd = openat(errdirfd, errname, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (errfd < 0)
 		return -errno;
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		r = -errno;
-		close(errfd);
-		return r;
-	}
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		close(errfd);
-		return r;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(errfd, 2) < 0 ||
-		    fchdir(dirfd) < 0)
-			_exit(126);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	r = kpgo_read_fd(pipefd[0], &run->out, max);
-	close(pipefd[0]);
-	if (r)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			if (!r)
-				r = -errno;
-			break;
-		}
-	}
-	if (!r) {
-		if (WIFEXITED(status))
-			run->status = WEXITSTATUS(status);
-		else
-			run->status = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-		if (lseek(errfd, 0, SEEK_SET) == 0)
-			kpgo_read_fd(errfd, &run->errs, GCOV_STDERR_MAX);
-	}
+	o.argv = argv;
+	o.dirfd = dirfd;
+	o.in = KPGO_RUN_DEVNULL;
+	o.out = KPGO_RUN_CAPTURE;
+	o.out_buf = &run->out;
+	o.out_max = max;
+	o.err = KPGO_RUN_FD;
+	o.err_fd = errfd;
+	r = kpgo_run(&o, &run->res);
+	if (!r && lseek(errfd, 0, SEEK_SET) == 0)
+		kpgo_read_fd(errfd, &run->errs, GCOV_STDERR_MAX);
 	close(errfd);
 	return r;
 }
@@ -138,7 +100,7 @@ static size_t count_lines(const struct strbuf *sb)
 static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struct kpgo_error *err)
 {
 	char *argv[] = { (char *)gcov, (char *)"--version", NULL };
-	struct gcov_run run = { 0, STRBUF_INIT, STRBUF_INIT };
+	struct gcov_run run = { .out = STRBUF_INIT, .errs = STRBUF_INIT };
 	char line[320], vs[5];
 	const char *v;
 	int r;
@@ -149,7 +111,7 @@ static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struc
 		r = kpgo_error_set(err, r, "cannot run '%s': %s", gcov, strerror(-r));
 		goto out;
 	}
-	if (run.status == 127 || run.status == 126) {
+	if (run.res.exec_errno) {
 		r = kpgo_error_set(err, -ENOENT, "cannot run '%s': not found or not executable",
 				   gcov);
 		goto out;
@@ -157,13 +119,14 @@ static int check_gcov_version(const char *gcov, uint32_t stamp, int tmpfd, struc
 	first_line(&run.out, line, sizeof(line));
 	v = strrchr(line, ' ');
 	v = v ? v + 1 : line;
-	if (run.status != 0 || !kpgo_afdo_version_matches(v, stamp)) {
+	if (run.res.status != 0 || !kpgo_afdo_version_matches(v, stamp)) {
 		struct kpgo_gcc_version gv = { 0 };
 
 		kpgo_gcc_version_decode(stamp, &gv);
 		r = kpgo_error_set(err, -EPROTO,
 				   "'%s' is gcov of GCC %s, but the profile is of gcov version '%s' (GCC %u.%u): use that GCC's gcov",
-				   gcov, run.status || !*v ? "(unknown)" : v, vs, gv.major, gv.minor);
+				   gcov, run.res.status || !*v ? "(unknown)" : v, vs, gv.major,
+				   gv.minor);
 		goto out;
 	}
 	r = 0;
@@ -222,12 +185,12 @@ struct converter {
 	struct kpgo_afdo_result *res;
 	struct kpgo_error *err;
 	const char *profile;
-	const char *gcov;	/* the program */
+	const char *gcov; /* the program */
 	char gcov_default[32];
-	int gcnofd;		/* the .gcno tree */
-	char *gcno_abs;		/* its absolute path */
-	int tmpfd;		/* the private directory */
-	int objfd;		/* its "o", where the pairs go */
+	int gcnofd;		     /* the .gcno tree */
+	char *gcno_abs;		     /* its absolute path */
+	int tmpfd;		     /* the private directory */
+	int objfd;		     /* its "o", where the pairs go */
 	struct kpgo_strlist pending; /* objects paired, for gcov */
 };
 
@@ -251,7 +214,7 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT || r == -ENOTDIR) {
-			r = kpgo_strlist_add(&c->res->no_gcno, path) ? -ENOMEM : 0;
+			r = kpgo_strlist_add(&c->res->sum.no_gcno, path) ? -ENOMEM : 0;
 			if (r)
 				goto nomem;
 			goto out;
@@ -282,7 +245,7 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 		goto out;
 	}
 	if (stamp != g->stamp) {
-		r = kpgo_strlist_add(&c->res->other_build, path) ? -ENOMEM : 0;
+		r = kpgo_strlist_add(&c->res->sum.other_build, path) ? -ENOMEM : 0;
 		if (r)
 			goto nomem;
 		goto out;
@@ -321,7 +284,8 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 		goto werr;
 	if (strbuf_addf(&link, "%s/%s", c->gcno_abs, rel.buf))
 		goto nomem;
-	if (symlinkat(link.buf, dfd, strrchr(rel.buf, '/') ? strrchr(rel.buf, '/') + 1 : rel.buf) < 0) {
+	if (symlinkat(link.buf, dfd, strrchr(rel.buf, '/') ? strrchr(rel.buf, '/') + 1 : rel.buf) <
+	    0) {
 		r = -errno;
 		goto werr;
 	}
@@ -370,7 +334,7 @@ static enum kpgo_elf_binding object_binding(void *ctx, const char *object, const
 /* One gcov run over pending objects [@from, @to), its documents added to @a. */
 static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size_t to)
 {
-	struct gcov_run run = { 0, STRBUF_INIT, STRBUF_INIT };
+	struct gcov_run run = { .out = STRBUF_INIT, .errs = STRBUF_INIT };
 	size_t i, pos = 0, nargs = to - from + 5;
 	char **argv, msg[320];
 	int r;
@@ -396,22 +360,23 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 		goto out;
 	}
 	first_line(&run.errs, msg, sizeof(msg));
-	if (run.status) {
-		if (run.status > 128)
+	if (run.res.status) {
+		if (run.res.status > 128)
 			r = kpgo_error_set(c->err, -EIO, "'%s' was killed by signal %d%s%s",
-					   c->gcov, run.status - 128, *msg ? ": " : "", msg);
+					   c->gcov, run.res.status - 128, *msg ? ": " : "", msg);
 		else
-			r = kpgo_error_set(c->err, -EIO, "'%s' failed with status %d%s%s",
-					   c->gcov, run.status, *msg ? ": " : "",
+			r = kpgo_error_set(c->err, -EIO, "'%s' failed with status %d%s%s", c->gcov,
+					   run.res.status, *msg ? ": " : "",
 					   *msg ? msg : "(no message)");
 		goto out;
 	}
 	if (run.errs.len) {
-		if (!c->res->gcov_messages && strbuf_addstr(&c->res->gcov_first_message, msg)) {
+		if (!c->res->sum.gcov_messages &&
+		    strbuf_addstr(&c->res->sum.gcov_first_message, msg)) {
 			r = kpgo_error_set(c->err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		c->res->gcov_messages += count_lines(&run.errs);
+		c->res->sum.gcov_messages += count_lines(&run.errs);
 	}
 	for (i = from; i < to; i++) {
 		const char *obj = c->pending.items[i];
@@ -436,7 +401,8 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 		if (!df || df->type != KPGO_JSON_STRING || strcmp(df->s, obj)) {
 			r = kpgo_error_set(c->err, -EINVAL,
 					   "malformed gcov output for '%s': its data_file is '%.200s'",
-					   obj, df && df->type == KPGO_JSON_STRING ? df->s : "(none)");
+					   obj,
+					   df && df->type == KPGO_JSON_STRING ? df->s : "(none)");
 			kpgo_json_release(&doc);
 			goto out;
 		}
@@ -448,7 +414,8 @@ static int run_batch(struct converter *c, struct kpgo_afdo *a, size_t from, size
 	while (pos < run.out.len && strchr(" \t\r\n", run.out.buf[pos]))
 		pos++;
 	if (pos < run.out.len)
-		r = kpgo_error_set(c->err, -EINVAL, "malformed gcov output: more documents than objects");
+		r = kpgo_error_set(c->err, -EINVAL,
+				   "malformed gcov output: more documents than objects");
 out:
 	strbuf_release(&run.out);
 	strbuf_release(&run.errs);
@@ -458,8 +425,13 @@ out:
 int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		      struct kpgo_afdo_result *res, struct kpgo_error *err)
 {
-	struct converter c = { .o = o, .res = res, .err = err, .profile = profile,
-			       .gcnofd = -1, .tmpfd = -1, .objfd = -1 };
+	struct converter c = { .o = o,
+			       .res = res,
+			       .err = err,
+			       .profile = profile,
+			       .gcnofd = -1,
+			       .tmpfd = -1,
+			       .objfd = -1 };
 	const char *tmpdir = o->tmpdir, *gcno_dir = o->gcno_dir, *vstr;
 	size_t batch = o->batch ? o->batch : AFDO_BATCH_DEFAULT, i;
 	struct kpgo_archive *arc = NULL;
@@ -490,8 +462,8 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (!gcno_dir)
 		gcno_dir = kpgo_manifest_get(m, MF_BUILD_ROOT);
 	if (!gcno_dir || !*gcno_dir) {
-		r = kpgo_error_set(err, -EINVAL, "'%s' names no build root: give the .gcno directory",
-				   profile);
+		r = kpgo_error_set(err, -EINVAL,
+				   "'%s' names no build root: give the .gcno directory", profile);
 		goto out;
 	}
 	c.gcno_abs = realpath(gcno_dir, NULL);
@@ -522,7 +494,7 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (r)
 		goto out;
 	while ((r = kpgo_archive_next(arc, &path, &g, err)) == 1) {
-		res->profile_objects++;
+		res->sum.profile_objects++;
 		r = pair_object(&c, path, g);
 		if (r < 0)
 			goto out;
@@ -534,7 +506,7 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (!c.pending.n) {
 		r = kpgo_error_set(err, -ENOENT,
 				   "no object of '%s' has its .gcno in '%s' (%zu without, %zu of another build)",
-				   profile, c.gcno_abs, res->no_gcno.n, res->other_build.n);
+				   profile, c.gcno_abs, res->sum.no_gcno.n, res->sum.other_build.n);
 		goto out;
 	}
 	r = kpgo_afdo_new(&a, stamp);
@@ -547,8 +519,8 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		if (r)
 			goto out;
 	}
-	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->st,
-			    &res->ambiguous);
+	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->sum.st,
+			    &res->sum.ambiguous);
 	if (r)
 		r = kpgo_error_set(err, r, "out of memory");
 out:

@@ -55,12 +55,13 @@ static const char definitions_tail[] =
 
 static void pct(char out[16], uint64_t a, uint64_t b)
 {
-	snprintf(out, 16, "%.1f", b ? 100.0 * (double)a / (double)b : 0.0);
+	kpgo_report_pct(out, (double)a, (double)b);
 }
 
 void kpgo_afdo_report_init(struct kpgo_afdo_report *r)
 {
 	memset(r, 0, sizeof(*r));
+	kpgo_report_head_init(&r->head);
 	kpgo_afdo_defs_init(&r->defs);
 	kpgo_afdo_cov_log_init(&r->log);
 }
@@ -69,6 +70,18 @@ void kpgo_afdo_report_release(struct kpgo_afdo_report *r)
 {
 	kpgo_afdo_defs_release(&r->defs);
 	kpgo_afdo_cov_log_release(&r->log);
+	kpgo_report_head_release(&r->head);
+}
+
+int kpgo_afdo_report_check_summary(const struct kpgo_afdo_report *r, struct kpgo_error *err)
+{
+	if (r->summary && strcmp(r->summary->output_sha256, r->head.profile_sha256))
+		return kpgo_error_set(err, -EINVAL,
+				      "it is the summary of another sample profile ('%s', sha256 "
+				      "%.16s...), not of '%s'",
+				      r->summary->output, r->summary->output_sha256,
+				      r->head.profile);
+	return 0;
 }
 
 /*
@@ -128,8 +141,7 @@ void kpgo_afdo_report_count(struct kpgo_afdo_report *r)
 	pct(c->pct_records_all, c->records_applied, r->prof.records);
 	pct(c->pct_samples, c->samples_applied, c->samples);
 	pct(c->pct_samples_all, c->samples_applied, r->prof.samples);
-	/* As in the GCC report: the percentage as printed is what is checked. */
-	c->ok = strtod(c->pct_applied, NULL) >= (double)r->min_applied;
+	c->ok = kpgo_report_pct_ok(&r->head, c->pct_applied);
 }
 
 /* The definition lines of the table: what was weak, and what was outside the profile. */
@@ -143,7 +155,8 @@ static int format_defs(const struct kpgo_afdo_report *r, struct strbuf *out)
 			   "weak definitions compiled with the strong one's profile (dropped by "
 			   "the linker): %" PRIu64 "\n",
 			   c->weak_sites);
-	ret |= strbuf_addf(out, "definitions outside the profile that took a profile by name: %" PRIu64,
+	ret |= strbuf_addf(out,
+			   "definitions outside the profile that took a profile by name: %" PRIu64,
 			   c->outside_sites);
 	if (!c->outside_sites)
 		return ret | strbuf_addch(out, '\n');
@@ -183,12 +196,12 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 
 	ret |= strbuf_addf(out,
 			   "compiler lines in the build log (objects compiled): %zu\n"
-			   "profile functions: %" PRIu64 " (records: %" PRIu64 ", samples: %" PRIu64 ")\n"
+			   "profile functions: %" PRIu64 " (records: %" PRIu64 ", samples: %" PRIu64
+			   ")\n"
 			   "profile functions with TOTAL 0, which clang skips: %" PRIu64 "\n",
 			   log->cc_lines, p->functions, p->records, p->samples, p->zero_total);
 	if (r->defs_file)
-		ret |= strbuf_addf(out,
-				   "definitions table: %zu profile, %zu weak, %zu left out\n",
+		ret |= strbuf_addf(out, "definitions table: %zu profile, %zu weak, %zu left out\n",
 				   r->defs.roles[KPGO_AFDO_ROLE_PROFILE],
 				   r->defs.roles[KPGO_AFDO_ROLE_WEAK],
 				   r->defs.roles[KPGO_AFDO_ROLE_LEFT_OUT]);
@@ -198,12 +211,14 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 			   log->records_warnings, log->samples_warnings, log->repeats);
 	if (r->defs_file)
 		ret |= strbuf_addf(out,
-				   "functions applied: %" PRIu64 " (%s%%): clang reported coverage at "
+				   "functions applied: %" PRIu64
+				   " (%s%%): clang reported coverage at "
 				   "their definition (a profile line of the definitions table)\n",
 				   c->applied, c->pct_applied);
 	else
 		ret |= strbuf_addf(out,
-				   "functions applied: %" PRIu64 " (%s%%): clang found their profile and "
+				   "functions applied: %" PRIu64
+				   " (%s%%): clang found their profile and "
 				   "reported its coverage (distinct FILE:LINE)\n",
 				   c->applied, c->pct_applied);
 	if (c->capped)
@@ -218,7 +233,8 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 			   "functions (%s%%); %s%% of all profile records\n"
 			   "samples applied: %" PRIu64 " of the %" PRIu64 " samples of the applied "
 			   "functions (%s%%); %s%% of all profile samples\n"
-			   "functions not applied: %" PRIu64 ": in the profile, but clang reported no "
+			   "functions not applied: %" PRIu64
+			   ": in the profile, but clang reported no "
 			   "coverage for them (not compiled in this configuration, renamed, no line "
 			   "information, or TOTAL 0)\n",
 			   c->records_applied, c->records, c->pct_records, c->pct_records_all,
@@ -233,18 +249,10 @@ int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strb
 	if (log->malformed)
 		ret |= strbuf_addf(out, " (the first on line %zu of the log)", log->first_malformed);
 	ret |= strbuf_addch(out, '\n');
-	if (log->long_lines)
+	if (log->in.long_lines)
 		ret |= strbuf_addf(out, "log lines longer than %d bytes, skipped unread: %zu\n",
-				   KPGO_BUILDLOG_LINE_MAX, log->long_lines);
-	ret |= strbuf_addf(out, "min applied: %u%%\n", r->min_applied);
-	if (c->ok)
-		ret |= strbuf_addf(out,
-				   "verdict: ok: %s%% of the profile's functions applied, at least %u%% required\n",
-				   c->pct_applied, r->min_applied);
-	else
-		ret |= strbuf_addf(out,
-				   "verdict: FAILED: only %s%% of the profile's functions applied, at least %u%% required\n",
-				   c->pct_applied, r->min_applied);
+				   KPGO_BUILDLOG_LINE_MAX, log->in.long_lines);
+	ret |= kpgo_report_verdict(&r->head, c->pct_applied, c->ok, out);
 	return ret ? -ENOMEM : 0;
 }
 
@@ -254,11 +262,21 @@ int kpgo_afdo_report_format(const struct kpgo_afdo_report *r, struct strbuf *out
 	int ret = 0;
 
 	ret |= strbuf_addf(out, "kpgo profile report (Clang sample profile)\nkernel release: %s\n",
-			   r->release);
-	for (i = 0; r->headers && i < r->headers->n; i++)
-		ret |= strbuf_addf(out, "%s\n", r->headers->items[i]);
-	ret |= strbuf_addf(out, "sample profile: %s\nsample profile sha256: %s\n", r->profile,
-			   r->profile_sha256);
+			   r->head.release.buf);
+	for (i = 0; r->head.headers && i < r->head.headers->n; i++)
+		ret |= strbuf_addf(out, "%s\n", r->head.headers->items[i]);
+	if (r->summary) {
+		/* As kpgo afdo said it: its warning, then its lines. */
+		struct strbuf warning = STRBUF_INIT;
+
+		ret |= kpgo_afdo_summary_warning(r->summary, &warning);
+		if (warning.len)
+			ret |= strbuf_addf(out, "warning: %s\n", warning.buf);
+		strbuf_release(&warning);
+		ret |= kpgo_afdo_summary_format(r->summary, out);
+	}
+	ret |= strbuf_addf(out, "sample profile: %s\nsample profile sha256: %s\n", r->head.profile,
+			   r->head.profile_sha256);
 	if (r->defs_file)
 		ret |= strbuf_addf(out, "definitions table: %s\n", r->defs_file);
 	ret |= strbuf_addf(out, "\n%s%s%s\n", definitions, r->defs_file ? definitions_defs : "",

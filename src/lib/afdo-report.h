@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "afdo.h"
+#include "lines.h"
+#include "report.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -247,9 +250,9 @@ struct kpgo_afdo_site {
  *	a samples warning joined to the records warning it follows (the last
  *	coverage warning before it, same FILE:LINE); after it one per
  *	(FILE, LINE, ordinal), the one with the most records applied, sorted
- * @lines: lines read
+ * @in: the lines: @in.lines read, @in.long_lines longer than
+ *	%KPGO_BUILDLOG_LINE_MAX and skipped unread
  * @cc_lines: compiler lines ("  CC" and "  CC [M]")
- * @long_lines: lines longer than %KPGO_BUILDLOG_LINE_MAX, skipped unread
  * @records_warnings, @samples_warnings: coverage warnings read
  * @malformed: lines that start like a coverage warning but are not one,
  *	skipped; @first_malformed the line number of the first
@@ -261,9 +264,8 @@ struct kpgo_afdo_cov_log {
 	size_t n;
 	size_t alloc;
 	struct kpgo_afdo_site *sites;
-	size_t lines;
+	struct kpgo_lines in;
 	size_t cc_lines;
-	size_t long_lines;
 	size_t records_warnings;
 	size_t samples_warnings;
 	size_t malformed;
@@ -271,9 +273,7 @@ struct kpgo_afdo_cov_log {
 	size_t unpaired;
 	size_t repeats;
 	/* parser state */
-	struct strbuf line;
 	struct strbuf file;
-	bool overlong;
 	size_t pending;
 };
 
@@ -288,8 +288,7 @@ int kpgo_afdo_cov_log_feed(struct kpgo_afdo_cov_log *log, const void *data, size
 /* The last line (without a newline), then merges the repeats. */
 int kpgo_afdo_cov_log_finish(struct kpgo_afdo_cov_log *log, struct kpgo_error *err);
 /* Feeds the whole file at @path and finishes. */
-int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path,
-			   struct kpgo_error *err);
+int kpgo_afdo_cov_log_read(struct kpgo_afdo_cov_log *log, const char *path, struct kpgo_error *err);
 
 /* --- the report (afdo-report.c) ------------------------------------------ */
 
@@ -335,19 +334,18 @@ struct kpgo_afdo_report_counts {
 /**
  * struct kpgo_afdo_report - inputs and results
  *
- * The caller sets the strings (which it owns; @headers hold complete
- * "KEY: VALUE" lines), @min_applied, @prof (kpgo_afdo_text_read()) and
- * @log (kpgo_afdo_cov_log_read()), and for a definitions table @defs_file
- * and @defs (kpgo_afdo_defs_read(), checked against @prof's names);
- * kpgo_afdo_report_count() fills @c and the sites' kinds.
+ * The caller sets @head (kpgo_report_head_set(), and its @min_applied and
+ * @headers), @prof (kpgo_afdo_text_read()) and @log
+ * (kpgo_afdo_cov_log_read()), for a definitions table @defs_file and
+ * @defs (kpgo_afdo_defs_read(), checked against @prof's names), and for
+ * kpgo afdo's summary @summary (kpgo_afdo_summary_read(), checked with
+ * kpgo_afdo_report_check_summary()); kpgo_afdo_report_count() fills @c and
+ * the sites' kinds.
  */
 struct kpgo_afdo_report {
-	const char *release;
-	const char *profile;
-	const char *profile_sha256;
+	struct kpgo_report_head head;
 	const char *defs_file;
-	const struct kpgo_strlist *headers;
-	unsigned min_applied;
+	const struct kpgo_afdo_summary *summary;
 	struct kpgo_afdo_text prof;
 	struct kpgo_afdo_defs defs;
 	struct kpgo_afdo_cov_log log;
@@ -361,9 +359,15 @@ void kpgo_afdo_report_init(struct kpgo_afdo_report *r);
 void kpgo_afdo_report_release(struct kpgo_afdo_report *r);
 /* Fills @r->c from @r->prof and the finished @r->log. */
 void kpgo_afdo_report_count(struct kpgo_afdo_report *r);
+/*
+ * Checks that @r->summary is kpgo afdo's summary of the sample profile
+ * @r->head.profile (by its sha256): -EINVAL with "it is the summary of
+ * another sample profile ..." in @err.
+ */
+int kpgo_afdo_report_check_summary(const struct kpgo_afdo_report *r, struct kpgo_error *err);
 /* The lines from "compiler lines in the build log" to "verdict:". */
 int kpgo_afdo_report_format_counts(const struct kpgo_afdo_report *r, struct strbuf *out);
-/* The whole report: head, definitions, counts. */
+/* The whole report: head (with kpgo afdo's summary lines), definitions, counts. */
 int kpgo_afdo_report_format(const struct kpgo_afdo_report *r, struct strbuf *out);
 
 #endif

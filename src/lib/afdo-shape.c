@@ -23,9 +23,8 @@ static int bad(struct shape *s, const char *what)
 }
 
 /* Member @key of @obj with type @t (or NULL when @optional and absent). */
-static const struct kpgo_json *member(struct shape *s, const struct kpgo_json *obj,
-				      const char *key, enum kpgo_json_type t, bool optional,
-				      int *r)
+static const struct kpgo_json *member(struct shape *s, const struct kpgo_json *obj, const char *key,
+				      enum kpgo_json_type t, bool optional, int *r)
 {
 	const struct kpgo_json *v = kpgo_json_get(obj, key);
 	char what[160];
@@ -41,10 +40,11 @@ static const struct kpgo_json *member(struct shape *s, const struct kpgo_json *o
 		snprintf(what, sizeof(what), "'%s' is %s %s, not %s", key,
 			 v->type == KPGO_JSON_ARRAY || v->type == KPGO_JSON_OBJECT ? "an" : "a",
 			 v->type == KPGO_JSON_NUMBER && !v->is_int ? "non-integer number" :
-			 kpgo_json_type_name(v->type),
+								     kpgo_json_type_name(v->type),
 			 t == KPGO_JSON_NUMBER ? "an integer" :
-			 t == KPGO_JSON_ARRAY ? "an array" :
-			 t == KPGO_JSON_OBJECT ? "an object" : "a string");
+			 t == KPGO_JSON_ARRAY  ? "an array" :
+			 t == KPGO_JSON_OBJECT ? "an object" :
+						 "a string");
 		*r = bad(s, what);
 		return NULL;
 	}

@@ -102,18 +102,8 @@ static int add_fn(struct parser *ps, const char *name, size_t len)
 {
 	struct text_fn *f;
 
-	if (ps->n_fns == ps->alloc) {
-		size_t na = ps->alloc ? 2 * ps->alloc : 256;
-		struct text_fn *nf;
-
-		if (na > SIZE_MAX / sizeof(*nf))
-			return -ENOMEM;
-		nf = realloc(ps->fns, na * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		ps->fns = nf;
-		ps->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(ps->fns, ps->n_fns + 1, ps->alloc))
+		return -ENOMEM;
 	f = &ps->fns[ps->n_fns];
 	f->name = malloc(len + 1);
 	if (!f->name)
@@ -212,8 +202,8 @@ static int parse_body(struct parser *ps, const char *s, const char *e)
 		if (p == e)
 			return bad(ps, "blanks at the end of the line");
 		q = memchr(p, ' ', (size_t)(e - p));
-		r = name_count(ps, p, q ? q : e, "expected call targets 'NAME:COUNT' after the count",
-			       &target);
+		r = name_count(ps, p, q ? q : e,
+			       "expected call targets 'NAME:COUNT' after the count", &target);
 		if (r)
 			return r;
 		p = q;
@@ -233,8 +223,8 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 	const char *e = s + len, *p = s;
 
 	if (len > KPGO_BUILDLOG_LINE_MAX)
-		return kpgo_error_set(ps->err, -EINVAL, "line %zu: longer than %d bytes", ps->lineno,
-				      KPGO_BUILDLOG_LINE_MAX);
+		return kpgo_error_set(ps->err, -EINVAL, "line %zu: longer than %d bytes",
+				      ps->lineno, KPGO_BUILDLOG_LINE_MAX);
 	if (!len)
 		return 0;
 	while (p < e && *p == ' ')
@@ -271,8 +261,9 @@ static int check_names(struct parser *ps)
 	if (!again)
 		return 0;
 	/* Of one name's heads, LLVM keeps one: the profile does not say which is meant. */
-	return kpgo_error_set(ps->err, -EINVAL, "line %zu: function '%.200s' again (first on line %zu)",
-			      again->line, again->name, first->line);
+	return kpgo_error_set(ps->err, -EINVAL,
+			      "line %zu: function '%.200s' again (first on line %zu)", again->line,
+			      again->name, first->line);
 }
 
 int kpgo_afdo_text_parse(struct kpgo_afdo_text *t, const char *text, size_t len,

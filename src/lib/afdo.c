@@ -188,24 +188,13 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, con
 
 static int def_add_line(struct afdo_def *d, uint32_t off, uint64_t count)
 {
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? 2 * d->alloc : 8;
-		struct afdo_line *nl;
-
-		if (na > SIZE_MAX / sizeof(*nl))
-			return -ENOMEM;
-		nl = realloc(d->lines, na * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		d->lines = nl;
-		d->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(d->lines, d->n + 1, d->alloc))
+		return -ENOMEM;
 	d->lines[d->n].off = off;
 	d->lines[d->n].count = count;
 	d->n++;
 	return 0;
 }
-
 
 /* --- adding a document ------------------------------------------------- */
 
@@ -263,8 +252,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 			     &refs[i].def);
 		if (r)
 			goto out;
-		refs[i].def->head =
-			kpgo_sat_add(refs[i].def->head, count_of(a, kpgo_json_get(fn, "execution_count")));
+		refs[i].def->head = kpgo_sat_add(refs[i].def->head,
+						 count_of(a, kpgo_json_get(fn, "execution_count")));
 		refs[i].def->copies++;
 	}
 	if (fns->n > 1)
@@ -341,7 +330,8 @@ static void def_merge_lines(struct afdo_def *d)
 		qsort(d->lines, d->n, sizeof(*d->lines), cmp_line);
 	for (i = 0; i < d->n; i++) {
 		if (n && d->lines[n - 1].off == d->lines[i].off)
-			d->lines[n - 1].count = kpgo_sat_add(d->lines[n - 1].count, d->lines[i].count);
+			d->lines[n - 1].count = kpgo_sat_add(d->lines[n - 1].count,
+							     d->lines[i].count);
 		else
 			d->lines[n++] = d->lines[i];
 	}
@@ -397,7 +387,8 @@ static int write_def(const char *name, struct afdo_def *d, struct strbuf *out,
 	}
 	r = strbuf_addf(out, "%s:%" PRIu64 ":%" PRIu64 "\n", name, total, d->head);
 	for (j = 0; j < d->n && !r; j++)
-		r = strbuf_addf(out, " %" PRIu32 ": %" PRIu64 "\n", d->lines[j].off, d->lines[j].count);
+		r = strbuf_addf(out, " %" PRIu32 ": %" PRIu64 "\n", d->lines[j].off,
+				d->lines[j].count);
 	st->functions++;
 	st->lines += d->n;
 	st->samples = kpgo_sat_add(st->samples, total);
@@ -415,8 +406,7 @@ static bool same_place(const struct afdo_def *x, const struct afdo_def *y)
  * @profile is set) or "left-out". Definitions of one place that differ
  * only in the directory GCC ran in get one line.
  */
-static int write_rows(struct strbuf *defs, const struct afdo_name *e,
-		      const struct afdo_def *profile)
+static int write_rows(struct strbuf *defs, const struct afdo_name *e, const struct afdo_def *profile)
 {
 	const struct afdo_def *d, *t;
 	int r = 0;
@@ -454,18 +444,15 @@ static struct afdo_def *strong_over_weak(const struct afdo_name *e, kpgo_afdo_bi
 				return NULL;
 			strong = d;
 			break;
-		case KPGO_ELF_WEAK:
-			break;
-		default:
-			return NULL;
+		case KPGO_ELF_WEAK: break;
+		default: return NULL;
 		}
 	}
 	return strong;
 }
 
-int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
-		    struct strbuf *out, struct strbuf *defs, struct kpgo_afdo_stats *st,
-		    struct kpgo_strlist *ambiguous)
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx, struct strbuf *out,
+		    struct strbuf *defs, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous)
 {
 	struct afdo_name **names;
 	size_t i, n = 0;

@@ -8,6 +8,7 @@
 
 #include "elfsym.h"
 #include "json.h"
+#include "sha256.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -162,9 +163,8 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
  *
  * Returns 0 or -ENOMEM.
  */
-int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx,
-		    struct strbuf *out, struct strbuf *defs, struct kpgo_afdo_stats *st,
-		    struct kpgo_strlist *ambiguous);
+int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx, struct strbuf *out,
+		    struct strbuf *defs, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
 
 /* --- gcov's documents and their names (afdo-shape.c) --------------------- */
 
@@ -215,10 +215,12 @@ struct kpgo_afdo_opts {
 };
 
 /**
- * struct kpgo_afdo_result - a conversion's output and findings
- * @text: the AutoFDO text profile
- * @defs: its definitions table
- * @st: its statistics
+ * struct kpgo_afdo_summary - what a conversion wrote and left out: kpgo
+ * afdo's summary lines and its JSON (--json, --summary), which kpgo report
+ * --afdo-summary reads back
+ * @output: the sample profile written, and @output_sha256 its sha256
+ * @defs: its definitions table, or NULL
+ * @st: the conversion's statistics
  * @profile_objects: objects in the archive
  * @no_gcno: objects without a .gcno, left out
  * @other_build: objects whose .gcno has another stamp than their .gcda
@@ -227,9 +229,10 @@ struct kpgo_afdo_opts {
  * @gcov_messages, @gcov_first_message: lines gcov printed on standard
  *	error without failing, and the first of them
  */
-struct kpgo_afdo_result {
-	struct strbuf text;
-	struct strbuf defs;
+struct kpgo_afdo_summary {
+	char *output;
+	char output_sha256[KPGO_SHA256_HEX];
+	char *defs;
 	struct kpgo_afdo_stats st;
 	size_t profile_objects;
 	struct kpgo_strlist no_gcno;
@@ -237,6 +240,19 @@ struct kpgo_afdo_result {
 	struct kpgo_strlist ambiguous;
 	size_t gcov_messages;
 	struct strbuf gcov_first_message;
+};
+
+/**
+ * struct kpgo_afdo_result - a conversion's output and findings
+ * @text: the AutoFDO text profile
+ * @defs: its definitions table
+ * @sum: the summary (its @output and @defs are the caller's to set, with
+ *	kpgo_afdo_summary_set_files())
+ */
+struct kpgo_afdo_result {
+	struct strbuf text;
+	struct strbuf defs;
+	struct kpgo_afdo_summary sum;
 };
 
 void kpgo_afdo_result_init(struct kpgo_afdo_result *r);
@@ -258,5 +274,57 @@ void kpgo_afdo_result_release(struct kpgo_afdo_result *r);
  */
 int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		      struct kpgo_afdo_result *res, struct kpgo_error *err);
+
+/* --- what the conversion reads of an object tree (afdo-objects.c) ----------- */
+
+/**
+ * kpgo_afdo_objects() - the objects kpgo afdo --objtree reads besides the .gcno
+ * @objtree: an instrumented build's object tree
+ * @out: the objects' paths relative to @objtree, in byte order, appended
+ *
+ * Of every object OBJ.o beside an OBJ.gcno below @objtree (not below its
+ * scripts/ and tools/, nor through symbolic links), the functions other
+ * objects see are read from its symbol table (elfsym.h); the objects that
+ * define a name which some of them defines weak are listed, the weak
+ * definitions' and the strong ones': kpgo afdo reads their symbol tables
+ * to keep the strong definition's profile, as the linker keeps its code.
+ * A copy of the .gcno files with these objects converts a profile as the
+ * object tree does. Returns 0 or a negative errno with @err set.
+ */
+int kpgo_afdo_objects(const char *objtree, struct kpgo_strlist *out, struct kpgo_error *err);
+
+/* --- the summary (afdo-summary.c) -------------------------------------- */
+
+void kpgo_afdo_summary_init(struct kpgo_afdo_summary *s);
+void kpgo_afdo_summary_release(struct kpgo_afdo_summary *s);
+
+/* The files written: @output (with the sha256 of its @text) and @defs (NULL: none). */
+int kpgo_afdo_summary_set_files(struct kpgo_afdo_summary *s, const char *output,
+				const struct strbuf *text, const char *defs);
+
+/* The summary as a JSON document. */
+int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out);
+
+/*
+ * Reads a summary back from its JSON (untrusted: every member checked,
+ * text without control characters), at most %KPGO_AFDO_SUMMARY_MAX bytes.
+ * -EINVAL with what is wrong in @err; @s is released first.
+ */
+#define KPGO_AFDO_SUMMARY_MAX (64u << 20)
+int kpgo_afdo_summary_parse(struct kpgo_afdo_summary *s, const char *text, size_t len,
+			    struct kpgo_error *err);
+int kpgo_afdo_summary_read(struct kpgo_afdo_summary *s, const char *path, struct kpgo_error *err);
+
+/*
+ * The summary's warning, "gcov printed N messages, the first: ...", into
+ * @out (nothing when gcov printed none; control characters as '?').
+ */
+int kpgo_afdo_summary_warning(const struct kpgo_afdo_summary *s, struct strbuf *out);
+/*
+ * Its lines, each ending in a newline: "kpgo afdo: wrote N functions ...",
+ * and "kpgo afdo: also left out: ..." when there are far lines or negative
+ * counts.
+ */
+int kpgo_afdo_summary_format(const struct kpgo_afdo_summary *s, struct strbuf *out);
 
 #endif

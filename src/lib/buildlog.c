@@ -8,6 +8,8 @@
 
 #define WARN_SEP ": warning: "
 
+static int parse_line(void *ctx, char *s, size_t len);
+
 int kpgo_buildlog_init(struct kpgo_buildlog *log, const char *const *objtrees, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -15,7 +17,7 @@ int kpgo_buildlog_init(struct kpgo_buildlog *log, const char *const *objtrees, s
 	int r = 0;
 
 	memset(log, 0, sizeof(*log));
-	strbuf_init(&log->line);
+	kpgo_lines_init(&log->in, KPGO_BUILDLOG_LINE_MAX, parse_line, log);
 	strbuf_init(&log->obj);
 	for (i = 0; !r && i < n; i++) {
 		size_t len = strlen(objtrees[i]);
@@ -47,10 +49,10 @@ void kpgo_buildlog_release(struct kpgo_buildlog *log)
 	}
 	free(log->w);
 	kpgo_strlist_clear(&log->prefixes);
-	strbuf_release(&log->line);
+	kpgo_lines_release(&log->in);
 	strbuf_release(&log->obj);
 	memset(log, 0, sizeof(*log));
-	strbuf_init(&log->line);
+	kpgo_lines_init(&log->in, KPGO_BUILDLOG_LINE_MAX, parse_line, log);
 	strbuf_init(&log->obj);
 }
 
@@ -101,15 +103,8 @@ static int add_warning(struct kpgo_buildlog *log, enum kpgo_warn_kind kind, cons
 {
 	struct kpgo_warning *w;
 
-	if (log->n == log->alloc) {
-		size_t na = log->alloc ? log->alloc * 2 : 64;
-		struct kpgo_warning *nw = realloc(log->w, na * sizeof(*nw));
-
-		if (!nw)
-			return -ENOMEM;
-		log->w = nw;
-		log->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(log->w, log->n + 1, log->alloc))
+		return -ENOMEM;
 	w = &log->w[log->n];
 	w->kind = kind;
 	w->obj = dup_clean(obj, obj_len);
@@ -186,8 +181,9 @@ static void noobj_object(const struct kpgo_buildlog *log, const char *msg, size_
 	*gcda = ends_with(*obj, *obj_len, ".gcda");
 }
 
-static int parse_line(struct kpgo_buildlog *log, char *s, size_t len)
+static int parse_line(void *ctx, char *s, size_t len)
 {
+	struct kpgo_buildlog *log = ctx;
 	static const char *const suffixes[] = { " [-Wcoverage-mismatch]", " [-Wmissing-profile]" };
 	const char *where, *msg, *sep, *fn = "-", *obj;
 	size_t where_len, msg_len, fn_len = 1, obj_len, i, q;
@@ -240,8 +236,7 @@ static int parse_line(struct kpgo_buildlog *log, char *s, size_t len)
 		kind = KPGO_WARN_DROPPED;
 	} else if (starts_with(msg, msg_len, "source locations for function ")) {
 		kind = KPGO_WARN_LINES;
-	} else if (msg_len >= strlen("profile for function ") +
-				      strlen(" not found in profile data") &&
+	} else if (msg_len >= strlen("profile for function ") + strlen(" not found in profile data") &&
 		   starts_with(msg, msg_len, "profile for function ") &&
 		   ends_with(msg, msg_len, " not found in profile data")) {
 		kind = KPGO_WARN_NOFUNC;
@@ -265,51 +260,16 @@ static int parse_line(struct kpgo_buildlog *log, char *s, size_t len)
 	} else {
 		kind = KPGO_WARN_OTHER;
 	}
-	r = add_warning(log, kind, obj, obj_len, where, where_len, fn, fn_len,
-			msg, kind == KPGO_WARN_OTHER ? msg_len : 0);
+	r = add_warning(log, kind, obj, obj_len, where, where_len, fn, fn_len, msg,
+			kind == KPGO_WARN_OTHER ? msg_len : 0);
 	strbuf_release(&noobj);
-	return r;
-}
-
-static int end_line(struct kpgo_buildlog *log)
-{
-	int r = 0;
-
-	log->lines++;
-	if (log->overlong)
-		log->long_lines++;
-	else
-		r = parse_line(log, log->line.buf, log->line.len);
-	log->overlong = false;
-	strbuf_reset(&log->line);
 	return r;
 }
 
 int kpgo_buildlog_feed(struct kpgo_buildlog *log, const void *data, size_t len,
 		       struct kpgo_error *err)
 {
-	const char *p = data, *end = p + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (memchr(p, '\0', n))
-			return kpgo_error_set(err, -EBADMSG, "NUL byte on line %zu: not a text file",
-					      log->lines + 1);
-		if (!log->overlong && log->line.len + n > KPGO_BUILDLOG_LINE_MAX) {
-			log->overlong = true;
-			strbuf_reset(&log->line);
-		}
-		if (!log->overlong && strbuf_add(&log->line, p, n))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		if (!nl)
-			break;
-		if (end_line(log))
-			return kpgo_error_set(err, -ENOMEM, "out of memory");
-		p = nl + 1;
-	}
-	return 0;
+	return kpgo_lines_feed(&log->in, data, len, err);
 }
 
 static int cmp_warning(const void *a, const void *b)
@@ -325,12 +285,11 @@ static int cmp_warning(const void *a, const void *b)
 	return strcmp(x->msg, y->msg);
 }
 
-int kpgo_buildlog_finish(struct kpgo_buildlog *log, struct kpgo_error *err)
+/* Sorts the warnings and removes repeats. */
+static int sort_warnings(struct kpgo_buildlog *log)
 {
 	size_t i, o;
 
-	if ((log->line.len || log->overlong) && end_line(log))
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	if (log->n > 1)
 		qsort(log->w, log->n, sizeof(*log->w), cmp_warning);
 	for (i = 0, o = 0; i < log->n; i++) {
@@ -347,37 +306,18 @@ int kpgo_buildlog_finish(struct kpgo_buildlog *log, struct kpgo_error *err)
 	return 0;
 }
 
+int kpgo_buildlog_finish(struct kpgo_buildlog *log, struct kpgo_error *err)
+{
+	int r = kpgo_lines_finish(&log->in, err);
+
+	return r ? r : sort_warnings(log);
+}
+
 int kpgo_buildlog_read(struct kpgo_buildlog *log, const char *path, struct kpgo_error *err)
 {
-	char *buf;
-	int fd, r = 0;
+	int r = kpgo_lines_read_file(&log->in, path, err);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "%s", strerror(errno));
-	buf = malloc(65536);
-	if (!buf) {
-		close(fd);
-		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, 65536);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = kpgo_error_set(err, -errno, "%s", strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		r = kpgo_buildlog_feed(log, buf, (size_t)n, err);
-		if (r)
-			break;
-	}
-	free(buf);
-	close(fd);
-	return r ? r : kpgo_buildlog_finish(log, err);
+	return r ? r : sort_warnings(log);
 }
 
 static int cmp_obj_fn(const void *a, const void *b)
@@ -405,8 +345,8 @@ static size_t kind_start(const struct kpgo_buildlog *log, enum kpgo_warn_kind ki
 	return lo;
 }
 
-bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-		       const char *obj, const char *fn)
+bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, const char *obj,
+		       const char *fn)
 {
 	size_t lo = kind_start(log, kind), hi = log->n, i;
 
@@ -426,8 +366,7 @@ bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind
 	return false;
 }
 
-int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-			size_t *count)
+int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, size_t *count)
 {
 	size_t start = kind_start(log, kind), end = start, i, n = 0;
 	const struct kpgo_warning **v;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lines.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -57,22 +58,19 @@ struct kpgo_warning {
  * struct kpgo_buildlog - a parsed build log
  * @w: the warnings; after kpgo_buildlog_finish() sorted by kind, object,
  *     where, function and message, each once
- * @lines: lines read
+ * @in: the lines: @in.lines read, @in.long_lines longer than
+ *      %KPGO_BUILDLOG_LINE_MAX and skipped
  * @cc_lines: compiler lines ("  CC" and "  CC [M]")
- * @long_lines: lines longer than %KPGO_BUILDLOG_LINE_MAX, skipped
  */
 struct kpgo_buildlog {
 	size_t n;
 	size_t alloc;
 	struct kpgo_warning *w;
-	size_t lines;
+	struct kpgo_lines in;
 	size_t cc_lines;
-	size_t long_lines;
 	/* parser state */
 	struct kpgo_strlist prefixes;
-	struct strbuf line;
 	struct strbuf obj;
-	bool overlong;
 };
 
 /*
@@ -105,11 +103,10 @@ int kpgo_buildlog_read(struct kpgo_buildlog *log, const char *path, struct kpgo_
  * them. A function with both a %KPGO_WARN_DROPPED and a %KPGO_WARN_LINES
  * warning counts as dropped only. Needs a finished log.
  */
-int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-			size_t *count);
+int kpgo_buildlog_count(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, size_t *count);
 
 /* Whether the finished log has a warning of @kind for @fn in @obj. */
-bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind,
-		       const char *obj, const char *fn);
+bool kpgo_buildlog_has(const struct kpgo_buildlog *log, enum kpgo_warn_kind kind, const char *obj,
+		       const char *fn);
 
 #endif

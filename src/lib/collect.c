@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect.h"
+#include "config.h"
+#include "kernel.h"
 
-#define MAX_DEPTH 64
 #define GCDA_FILE_MAX (256u << 20)
 
 struct walk {
@@ -20,15 +21,9 @@ struct walk {
 	struct kpgo_error *err;
 };
 
-static bool ends_with(const char *s, const char *suffix)
+static int read_one(void *ctx, int dirfd, const char *name)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n > m && !strcmp(s + n - m, suffix);
-}
-
-static int read_one(struct walk *w, int dirfd, const char *name)
-{
+	struct walk *w = ctx;
 	struct kpgo_gcda g;
 	char *dup;
 	int fd, r;
@@ -42,8 +37,8 @@ static int read_one(struct walk *w, int dirfd, const char *name)
 			w->st->vanished++;
 			return 0;
 		}
-		return kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top, w->path.buf,
-				      strerror(errno));
+		return kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
+				      w->path.buf, strerror(errno));
 	}
 	strbuf_reset(&w->data);
 	r = kpgo_read_fd(fd, &w->data, GCDA_FILE_MAX);
@@ -79,80 +74,21 @@ static int read_one(struct walk *w, int dirfd, const char *name)
 	return 0;
 }
 
-static int walk_dir(struct walk *w, int dfd, int depth)
-{
-	size_t base = w->path.len;
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
-
-	if (depth > MAX_DEPTH)
-		return kpgo_error_set(w->err, -ELOOP, "directories nested too deep below '%s'",
-				      w->top);
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return kpgo_error_set(w->err, -errno, "cannot list '%s/%s': %s", w->top,
-				      w->path.buf, strerror(errno));
-	}
-	while (!r && (errno = 0, de = readdir(d))) {
-		unsigned char type = de->d_type;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-		}
-		if (type != DT_DIR && !(type == DT_REG && ends_with(de->d_name, ".gcda")))
-			continue;
-		w->path.len = base;
-		w->path.buf[base] = '\0';
-		if ((base && strbuf_addch(&w->path, '/')) || strbuf_addstr(&w->path, de->d_name)) {
-			r = kpgo_error_set(w->err, -ENOMEM, "out of memory");
-			break;
-		}
-		if (type == DT_DIR) {
-			int fd = openat(dirfd(d), de->d_name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (fd < 0) {
-				if (errno == ENOENT)
-					continue;
-				r = kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s", w->top,
-						   w->path.buf, strerror(errno));
-				break;
-			}
-			r = walk_dir(w, fd, depth + 1);
-		} else {
-			r = read_one(w, dirfd(d), de->d_name);
-		}
-	}
-	if (!r && errno && errno != ENOENT)
-		r = kpgo_error_set(w->err, -errno, "cannot list '%s': %s", w->top, strerror(errno));
-	closedir(d);
-	w->path.len = base;
-	if (w->path.alloc)
-		w->path.buf[base] = '\0';
-	return r;
-}
-
 int kpgo_collect_dir(const char *dir, struct kpgo_profile *p, struct kpgo_collect_stats *st,
 		     struct kpgo_error *err)
 {
 	struct walk w = {
-		.p = p, .st = st, .path = STRBUF_INIT, .data = STRBUF_INIT, .top = dir, .err = err,
+		.p = p,
+		.st = st,
+		.path = STRBUF_INIT,
+		.data = STRBUF_INIT,
+		.top = dir,
+		.err = err,
 	};
-	int fd, r;
+	int r;
 
 	memset(st, 0, sizeof(*st));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return kpgo_error_set(err, -errno, "cannot open '%s': %s", dir, strerror(errno));
-	r = walk_dir(&w, fd, 0);
+	r = kpgo_walk_files(dir, ".gcda", NULL, &w.path, read_one, &w, err);
 	strbuf_release(&w.path);
 	strbuf_release(&w.data);
 	return r;
@@ -256,5 +192,87 @@ int kpgo_collect_set_root(struct kpgo_profile *p, const char *root_override, cha
 	}
 out:
 	strbuf_release(&prefix);
+	return r;
+}
+
+/* Lower-case hex, 1 to 128 digits. */
+static bool hex_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 128 && strspn(s, "0123456789abcdef") == n;
+}
+
+int kpgo_collect_request_check(const struct kpgo_collect_request *rq, struct kpgo_error *err)
+{
+	if (!kpgo_label_ok(rq->workload))
+		return kpgo_error_set(err, -EINVAL,
+				      "bad workload label '%s' (use [A-Za-z0-9._-], 1-64)",
+				      rq->workload);
+	if (rq->release && (!kpgo_manifest_value_ok(rq->release) || strlen(rq->release) > 200))
+		return kpgo_error_set(err, -EINVAL, "bad kernel release '%s'", rq->release);
+	if (rq->build_id && !hex_ok(rq->build_id))
+		return kpgo_error_set(err, -EINVAL, "bad build id '%s' (lower-case hex)",
+				      rq->build_id);
+	return 0;
+}
+
+int kpgo_collect_profile(const struct kpgo_collect_request *rq, struct kpgo_profile *p,
+			 struct kpgo_collect_stats *st, struct kpgo_error *err)
+{
+	char release[256] = "", arch[64] = "", build_id[160] = "", host[256] = "", cc[32] = "";
+	char tstart[32], tend[32];
+	struct kpgo_gcc_version v;
+	struct kpgo_manifest *m = &p->manifest;
+	char *root = NULL;
+	int r;
+
+	kpgo_profile_init(p);
+	if (rq->live) {
+		kpgo_kernel_release(release, sizeof(release));
+		kpgo_build_id_read(KPGO_KERNEL_NOTES, build_id, sizeof(build_id));
+	}
+	kpgo_machine_arch(arch, sizeof(arch));
+	if (rq->release)
+		snprintf(release, sizeof(release), "%s", rq->release);
+	if (rq->build_id)
+		snprintf(build_id, sizeof(build_id), "%s", rq->build_id);
+	if (gethostname(host, sizeof(host) - 1) || !kpgo_manifest_value_ok(host))
+		host[0] = '\0';
+	r = kpgo_collect_dir(rq->gcov_dir, p, st, err);
+	if (r)
+		goto out;
+	r = kpgo_collect_set_root(p, rq->build_root, &root, st, err);
+	if (r) {
+		char msg[sizeof(err->msg)];
+
+		memcpy(msg, err->msg, sizeof(msg));
+		kpgo_error_set(err, r, "%.900s in '%s'", msg, rq->gcov_dir);
+		goto out;
+	}
+	kpgo_format_time(rq->live ? kpgo_window_start() : 0, tstart);
+	kpgo_format_time((int64_t)time(NULL), tend);
+	if (!kpgo_gcc_version_decode(p->objs[0].gcda.version, &v))
+		snprintf(cc, sizeof(cc), "gcc %u.%u", v.major, v.minor);
+	if (kpgo_manifest_set_u64(m, MF_FORMAT, KPGO_FORMAT_VERSION) ||
+	    kpgo_manifest_set(m, MF_RELEASE, release) ||
+	    kpgo_manifest_set(m, MF_BUILD_ID, build_id) || kpgo_manifest_set(m, MF_ARCH, arch) ||
+	    kpgo_manifest_set(m, MF_GCOV_VERSION, "????") ||
+	    kpgo_manifest_set(m, MF_BUILD_ROOT, root) ||
+	    kpgo_manifest_set(m, MF_WORKLOAD, rq->workload) || kpgo_manifest_set(m, MF_HOST, host) ||
+	    (rq->live && kpgo_manifest_set(m, MF_WINDOW_START, tstart)) ||
+	    kpgo_manifest_set(m, MF_WINDOW_END, tend) || kpgo_manifest_set_u64(m, MF_RUNS, 1) ||
+	    kpgo_manifest_set_u64(m, MF_MERGED, 1) ||
+	    kpgo_manifest_set_u64(m, MF_VANISHED, st->vanished) ||
+	    (*cc && kpgo_manifest_set(m, MF_COMPILER, cc)) ||
+	    /* A single collection is one run: sum_max is the largest counter. */
+	    kpgo_manifest_set_u64(m, MF_SUM_MAX, 0)) {
+		r = kpgo_error_set(err, -ENOMEM, "cannot build the manifest");
+		goto out;
+	}
+out:
+	free(root);
+	if (r)
+		kpgo_profile_release(p);
 	return r;
 }

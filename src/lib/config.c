@@ -67,8 +67,8 @@ bool kpgo_label_ok(const char *s)
 	if (n == 0 || n > 64)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '.' || *s == '_' || *s == '-'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
 			return false;
 	return true;
 }
@@ -162,8 +162,7 @@ static int read_word(const char **pp, const char *end, struct strbuf *out, const
 					*why = "'$' and '`' (expansions) are not supported; use single quotes";
 					return -EINVAL;
 				}
-				if (*p == '\\' && p + 1 < end &&
-				    strchr("$`\"\\\n", p[1])) {
+				if (*p == '\\' && p + 1 < end && strchr("$`\"\\\n", p[1])) {
 					if (p[1] == '\n') {
 						*why = "line continuation is not supported";
 						return -EINVAL;
@@ -235,8 +234,7 @@ int kpgo_split_words(const char *s, struct kpgo_strlist *words, struct kpgo_erro
 		else if (r)
 			r = kpgo_error_set(err, r, "out of memory");
 		else if (words->n >= KPGO_UPLOAD_WORDS_MAX)
-			r = kpgo_error_set(err, -E2BIG, "more than %d words",
-					   KPGO_UPLOAD_WORDS_MAX);
+			r = kpgo_error_set(err, -E2BIG, "more than %d words", KPGO_UPLOAD_WORDS_MAX);
 		else if (kpgo_strlist_add(words, w.buf))
 			r = kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -278,8 +276,7 @@ static int set_workload(struct kpgo_config *c, const struct key *k, const char *
 	return set_str(c, k, v);
 }
 
-static int set_dir(struct kpgo_config *c, const struct key *k, const char *v,
-		   struct kpgo_error *err)
+static int set_dir(struct kpgo_config *c, const struct key *k, const char *v, struct kpgo_error *err)
 {
 	char buf[1025];
 	size_t n = strlen(v);
@@ -287,7 +284,8 @@ static int set_dir(struct kpgo_config *c, const struct key *k, const char *v,
 	/* Also goes into unit files (RequiresMountsFor=): no quoting needed there. */
 	if (n == 0 || n >= sizeof(buf) || v[0] != '/' ||
 	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+@-") != n)
-		return kpgo_error_set(err, -EINVAL, "an absolute path of [A-Za-z0-9/._+@-] is needed");
+		return kpgo_error_set(err, -EINVAL,
+				      "an absolute path of [A-Za-z0-9/._+@-] is needed");
 	memcpy(buf, v, n + 1);
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
@@ -454,8 +452,8 @@ int kpgo_config_parse(struct kpgo_config *c, const char *name, const char *text,
 			goto next;
 		}
 		if (seen_line[i]) {
-			r = kpgo_error_set(err, -EINVAL, "%s:%u: %s is already set on line %u", name,
-					   line, key.buf, seen_line[i]);
+			r = kpgo_error_set(err, -EINVAL, "%s:%u: %s is already set on line %u",
+					   name, line, key.buf, seen_line[i]);
 			break;
 		}
 		seen_line[i] = line;
@@ -463,8 +461,9 @@ int kpgo_config_parse(struct kpgo_config *c, const char *name, const char *text,
 		if (r == -ENOMEM)
 			r = kpgo_error_set(err, r, "out of memory");
 		else if (r)
-			kpgo_error_prefix(err, "%s:%u: bad %s '%.200s'", name, line, key.buf, val.buf);
-next:
+			kpgo_error_prefix(err, "%s:%u: bad %s '%.200s'", name, line, key.buf,
+					  val.buf);
+	next:
 		p = eol < end ? eol + 1 : end;
 	}
 	strbuf_release(&key);

@@ -28,19 +28,19 @@
 #define KPGO_UPLOAD_WORDS_MAX 64
 
 struct kpgo_config {
-	char *path;		   /* the file read; NULL for the built-in defaults */
-	char *workload;		   /* KPGO_WORKLOAD */
-	char *spool_dir;	   /* KPGO_SPOOL_DIR, absolute, no trailing '/' */
-	uint64_t snapshot_interval; /* KPGO_SNAPSHOT_INTERVAL, seconds, 0 = off */
-	uint64_t collect_timeout;  /* KPGO_COLLECT_TIMEOUT, seconds */
-	uint64_t keep_count;	   /* KPGO_KEEP_COUNT: profiles kept in sent/ */
-	uint64_t keep_age;	   /* KPGO_KEEP_AGE: seconds, 0 = no limit */
-	uint64_t spool_max;	   /* KPGO_SPOOL_MAX: unsent profiles, 0 = no limit */
-	char *upload_command;	   /* KPGO_UPLOAD_COMMAND as written, "" = none */
+	char *path;			 /* the file read; NULL for the built-in defaults */
+	char *workload;			 /* KPGO_WORKLOAD */
+	char *spool_dir;		 /* KPGO_SPOOL_DIR, absolute, no trailing '/' */
+	uint64_t snapshot_interval;	 /* KPGO_SNAPSHOT_INTERVAL, seconds, 0 = off */
+	uint64_t collect_timeout;	 /* KPGO_COLLECT_TIMEOUT, seconds */
+	uint64_t keep_count;		 /* KPGO_KEEP_COUNT: profiles kept in sent/ */
+	uint64_t keep_age;		 /* KPGO_KEEP_AGE: seconds, 0 = no limit */
+	uint64_t spool_max;		 /* KPGO_SPOOL_MAX: unsent profiles, 0 = no limit */
+	char *upload_command;		 /* KPGO_UPLOAD_COMMAND as written, "" = none */
 	struct kpgo_strlist upload_argv; /* the same, split into words */
-	uint64_t upload_timeout;   /* KPGO_UPLOAD_TIMEOUT, seconds */
-	uint64_t retry_max;	   /* KPGO_UPLOAD_RETRY_MAX, seconds */
-	struct kpgo_strlist warnings; /* "FILE:LINE: unknown key 'X' ignored" */
+	uint64_t upload_timeout;	 /* KPGO_UPLOAD_TIMEOUT, seconds */
+	uint64_t retry_max;		 /* KPGO_UPLOAD_RETRY_MAX, seconds */
+	struct kpgo_strlist warnings;	 /* "FILE:LINE: unknown key 'X' ignored" */
 };
 
 /* The built-in defaults (what the shipped, all-commented file means). */

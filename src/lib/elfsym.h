@@ -25,4 +25,18 @@ enum kpgo_elf_binding {
  */
 enum kpgo_elf_binding kpgo_elf_function_binding(const void *data, size_t len, const char *name);
 
+/*
+ * One function another object can link to: @b is %KPGO_ELF_GLOBAL or
+ * %KPGO_ELF_WEAK. A non-zero return stops the walk.
+ */
+typedef int (*kpgo_elf_function_fn)(void *ctx, const char *name, enum kpgo_elf_binding b);
+
+/*
+ * Calls @fn for every defined function of the ELF image @data with global
+ * or weak binding (what `nm` shows as T and W), in symbol table order.
+ * Returns 0, or @fn's non-zero return; an image that is not one we read
+ * (malformed, stripped, 32-bit) has no functions.
+ */
+int kpgo_elf_functions(const void *data, size_t len, kpgo_elf_function_fn fn, void *ctx);
+
 #endif

@@ -126,7 +126,9 @@ static int parse_string(struct parser *p, char **out, size_t *len)
 			return fail(p, "unterminated string");
 		c = (unsigned char)p->t[p->pos++];
 		switch (c) {
-		case '"': case '\\': case '/': r = strbuf_addch(sb, (char)c); break;
+		case '"':
+		case '\\':
+		case '/': r = strbuf_addch(sb, (char)c); break;
 		case 'b': r = strbuf_addch(sb, '\b'); break;
 		case 'f': r = strbuf_addch(sb, '\f'); break;
 		case 'n': r = strbuf_addch(sb, '\n'); break;
@@ -155,9 +157,7 @@ static int parse_string(struct parser *p, char **out, size_t *len)
 			r = add_utf8(sb, cp);
 			break;
 		}
-		default:
-			p->pos--;
-			return fail(p, "bad escape in string");
+		default: p->pos--; return fail(p, "bad escape in string");
 		}
 		if (r)
 			return kpgo_error_set(p->err, -ENOMEM, "out of memory");
@@ -216,8 +216,7 @@ static int parse_number(struct parser *p, struct kpgo_json *out)
 	return 0;
 }
 
-static int literal(struct parser *p, const char *word, enum kpgo_json_type t,
-		   struct kpgo_json *out)
+static int literal(struct parser *p, const char *word, enum kpgo_json_type t, struct kpgo_json *out)
 {
 	size_t n = strlen(word);
 
@@ -233,25 +232,13 @@ static int parse_value(struct parser *p, struct kpgo_json *out);
 /* Grows an ARRAY or OBJECT by one member; returns the new member, or NULL. */
 static struct kpgo_json *push(struct kpgo_json *j, size_t *alloc, char *key)
 {
-	if (j->n == *alloc) {
-		size_t na = *alloc ? 2 * *alloc : 4;
-		struct kpgo_json *nv;
+	size_t av = *alloc, ak = *alloc;
 
-		if (na > SIZE_MAX / sizeof(*nv))
-			return NULL;
-		nv = realloc(j->v, na * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		j->v = nv;
-		if (j->type == KPGO_JSON_OBJECT) {
-			char **nk = realloc(j->k, na * sizeof(*nk));
-
-			if (!nk)
-				return NULL;
-			j->k = nk;
-		}
-		*alloc = na;
-	}
+	/* The keys grow with the values, to the same capacity. */
+	if (KPGO_ALLOC_GROW(j->v, j->n + 1, av) ||
+	    (j->type == KPGO_JSON_OBJECT && KPGO_ALLOC_GROW(j->k, j->n + 1, ak)))
+		return NULL;
+	*alloc = av;
 	memset(&j->v[j->n], 0, sizeof(j->v[j->n]));
 	if (j->type == KPGO_JSON_OBJECT)
 		j->k[j->n] = key;
@@ -278,7 +265,8 @@ static int check_unique_keys(struct parser *p, const struct kpgo_json *j)
 	qsort(keys, j->n, sizeof(*keys), cmp_key);
 	for (i = 1; i < j->n && !r; i++)
 		if (!strcmp(keys[i - 1], keys[i]))
-			r = kpgo_error_set(p->err, -EINVAL, "key '%.200s' twice in an object before offset %zu",
+			r = kpgo_error_set(p->err, -EINVAL,
+					   "key '%.200s' twice in an object before offset %zu",
 					   keys[i], p->pos);
 	free(keys);
 	return r;
@@ -429,4 +417,146 @@ const char *kpgo_json_type_name(enum kpgo_json_type t)
 	case KPGO_JSON_OBJECT: return "object";
 	}
 	return "value";
+}
+
+/* Member @key of type @t, or -EINVAL with what is wrong in @err. */
+static int member(const struct kpgo_json *obj, const char *key, enum kpgo_json_type t,
+		  const struct kpgo_json **v, struct kpgo_error *err)
+{
+	*v = kpgo_json_get(obj, key);
+	if (!*v)
+		return kpgo_error_set(err, -EINVAL, "'%s' is missing", key);
+	if ((*v)->type != t)
+		return kpgo_error_set(err, -EINVAL, "'%s' is %s %s, not %s %s", key,
+				      (*v)->type >= KPGO_JSON_ARRAY ? "an" : "a",
+				      kpgo_json_type_name((*v)->type),
+				      t >= KPGO_JSON_ARRAY ? "an" : "a", kpgo_json_type_name(t));
+	return 0;
+}
+
+size_t kpgo_json_utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* No control characters, and UTF-8: what kpgo's writer writes. */
+static bool text_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = kpgo_json_utf8_len(p);
+
+		if (!n || *p < 0x20 || *p == 0x7f)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+int kpgo_json_get_u64(const struct kpgo_json *obj, const char *key, uint64_t *v,
+		      struct kpgo_error *err)
+{
+	const struct kpgo_json *j;
+	int r = member(obj, key, KPGO_JSON_NUMBER, &j, err);
+
+	if (r)
+		return r;
+	if (!j->is_int || j->i < 0)
+		return kpgo_error_set(err, -EINVAL, "'%s' is not a count (an integer, 0 or more)",
+				      key);
+	*v = (uint64_t)j->i;
+	return 0;
+}
+
+int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullable, const char **s,
+		       struct kpgo_error *err)
+{
+	const struct kpgo_json *j = kpgo_json_get(obj, key);
+	int r;
+
+	if (nullable && j && j->type == KPGO_JSON_NULL) {
+		*s = NULL;
+		return 0;
+	}
+	r = member(obj, key, KPGO_JSON_STRING, &j, err);
+	if (r)
+		return r;
+	if (!text_ok(j->s))
+		return kpgo_error_set(err, -EINVAL, "'%s' has control characters or is not UTF-8",
+				      key);
+	*s = j->s;
+	return 0;
+}
+
+int kpgo_json_get_textlist(const struct kpgo_json *obj, const char *key, struct kpgo_strlist *l,
+			   struct kpgo_error *err)
+{
+	const struct kpgo_json *j;
+	int r = member(obj, key, KPGO_JSON_ARRAY, &j, err);
+	size_t i;
+
+	for (i = 0; !r && i < j->n; i++) {
+		if (j->v[i].type != KPGO_JSON_STRING || !text_ok(j->v[i].s))
+			return kpgo_error_set(err, -EINVAL, "'%s' item %zu is not text", key, i + 1);
+		if (kpgo_strlist_add(l, j->v[i].s))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+	}
+	return r;
+}
+
+int kpgo_json_doc_parse(const char *text, size_t len, kpgo_json_doc_fn fn, void *ctx,
+			struct kpgo_error *err)
+{
+	struct kpgo_json doc;
+	int r = kpgo_json_parse(text, len, NULL, &doc, err);
+
+	if (r)
+		return r;
+	r = fn(ctx, &doc, err);
+	kpgo_json_release(&doc);
+	return r;
+}
+
+int kpgo_json_doc_read(const char *path, size_t max, kpgo_json_doc_fn fn, void *ctx,
+		       struct kpgo_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = kpgo_read_file(path, &sb, max);
+
+	if (r == -EFBIG)
+		r = kpgo_error_set(err, r, "larger than %zu MiB", max >> 20);
+	else if (r)
+		r = kpgo_error_set(err, r, "%s", strerror(-r));
+	else
+		r = kpgo_json_doc_parse(sb.buf, sb.len, fn, ctx, err);
+	strbuf_release(&sb);
+	return r;
 }

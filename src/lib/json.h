@@ -72,4 +72,39 @@ const struct kpgo_json *kpgo_json_get(const struct kpgo_json *obj, const char *k
 /* "object", "string", ... for messages. */
 const char *kpgo_json_type_name(enum kpgo_json_type t);
 
+/*
+ * The length of the well-formed UTF-8 sequence (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF) at @s, 0 when there is
+ * none; 1 for an ASCII byte.
+ */
+size_t kpgo_json_utf8_len(const unsigned char *s);
+
+/*
+ * kpgo's own documents (one step's summary for the next): @text parsed as
+ * one document and handed to @fn, whose return is returned, or the parse
+ * error. _read() reads the file at @path first, at most @max bytes
+ * (-EFBIG: "larger than N MiB"; other errors: strerror).
+ */
+typedef int (*kpgo_json_doc_fn)(void *ctx, const struct kpgo_json *doc, struct kpgo_error *err);
+int kpgo_json_doc_parse(const char *text, size_t len, kpgo_json_doc_fn fn, void *ctx,
+			struct kpgo_error *err);
+int kpgo_json_doc_read(const char *path, size_t max, kpgo_json_doc_fn fn, void *ctx,
+		       struct kpgo_error *err);
+
+/*
+ * Members of kpgo's own documents, which one step writes for the next and
+ * which are read as untrusted: an integer from 0 to INT64_MAX, text (a
+ * UTF-8 string without control characters; with @nullable, null gives NULL),
+ * an array of text. Each fails with -EINVAL and "'KEY' is missing" or
+ * "'KEY' is a string, not an integer" (or the like) in @err; the strings
+ * point into @obj.
+ */
+int kpgo_json_get_u64(const struct kpgo_json *obj, const char *key, uint64_t *v,
+		      struct kpgo_error *err);
+int kpgo_json_get_text(const struct kpgo_json *obj, const char *key, bool nullable, const char **s,
+		       struct kpgo_error *err);
+/* Appends the array's strings to @l. */
+int kpgo_json_get_textlist(const struct kpgo_json *obj, const char *key, struct kpgo_strlist *l,
+			   struct kpgo_error *err);
+
 #endif

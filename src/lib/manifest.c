@@ -12,8 +12,8 @@
 #define ENTRIES_MAX 256
 
 static const char *const required[] = {
-	MF_FORMAT,   MF_GCOV_VERSION, MF_BUILD_ROOT, MF_RUNS,	 MF_OBJECTS,
-	MF_FUNCTIONS, MF_COUNTERS,    MF_SUM_MAX,    MF_PAYLOAD,
+	MF_FORMAT,    MF_GCOV_VERSION, MF_BUILD_ROOT, MF_RUNS,	  MF_OBJECTS,
+	MF_FUNCTIONS, MF_COUNTERS,     MF_SUM_MAX,    MF_PAYLOAD,
 };
 
 void kpgo_manifest_init(struct kpgo_manifest *m)
@@ -111,16 +111,9 @@ int kpgo_manifest_set(struct kpgo_manifest *m, const char *key, const char *valu
 		free(v);
 		return -E2BIG;
 	}
-	if (m->n == m->alloc) {
-		size_t na = m->alloc ? m->alloc * 2 : 32;
-		struct kpgo_manifest_entry *ne = realloc(m->e, na * sizeof(*ne));
-
-		if (!ne) {
-			free(v);
-			return -ENOMEM;
-		}
-		m->e = ne;
-		m->alloc = na;
+	if (KPGO_ALLOC_GROW(m->e, m->n + 1, m->alloc)) {
+		free(v);
+		return -ENOMEM;
 	}
 	k = strdup(key);
 	if (!k) {
@@ -179,7 +172,8 @@ int kpgo_manifest_parse(const char *text, size_t len, struct kpgo_manifest *m,
 			continue;
 		eq = memchr(line, '=', n);
 		if (!eq || eq == line || (size_t)(eq - line) > KEY_MAX) {
-			r = kpgo_error_set(err, -EINVAL, "manifest line %zu is not KEY=VALUE", lineno);
+			r = kpgo_error_set(err, -EINVAL, "manifest line %zu is not KEY=VALUE",
+					   lineno);
 			goto out_fail;
 		}
 		memcpy(key, line, (size_t)(eq - line));

@@ -5,7 +5,7 @@
 
 #include "records.h"
 
-#define SPOOL_BUF (1u << 16)
+#define IO_BUF (1u << 16)
 
 /* Before each record's name and bytes; host byte order, never leaves the process. */
 struct rec {
@@ -18,25 +18,25 @@ struct kpgo_records {
 	int fd;
 	bool reading;
 	struct strbuf io; /* pending writes, then read-ahead */
-	size_t io_pos;    /* read position in @io */
+	size_t io_pos;	  /* read position in @io */
 	struct strbuf name;
 	struct strbuf data;
 };
 
-int kpgo_records_open(struct kpgo_records **sp, const char *near, struct kpgo_error *err)
+int kpgo_records_open(struct kpgo_records **rp, const char *near, struct kpgo_error *err)
 {
 	struct kpgo_records *s = calloc(1, sizeof(*s));
 	struct strbuf tmp = STRBUF_INIT;
 	int fd;
 
-	*sp = NULL;
+	*rp = NULL;
 	if (!s)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	strbuf_init(&s->io);
 	strbuf_init(&s->name);
 	strbuf_init(&s->data);
 	s->fd = -1;
-	if (strbuf_grow(&s->io, SPOOL_BUF)) {
+	if (strbuf_grow(&s->io, IO_BUF)) {
 		kpgo_records_free(s);
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -49,11 +49,11 @@ int kpgo_records_open(struct kpgo_records **sp, const char *near, struct kpgo_er
 	unlink(tmp.buf);
 	strbuf_release(&tmp);
 	s->fd = fd;
-	*sp = s;
+	*rp = s;
 	return 0;
 }
 
-static int spool_flush(struct kpgo_records *s)
+static int io_flush(struct kpgo_records *s)
 {
 	int r = kpgo_write_all(s->fd, s->io.buf, s->io.len);
 
@@ -61,14 +61,14 @@ static int spool_flush(struct kpgo_records *s)
 	return r;
 }
 
-static int spool_put(struct kpgo_records *s, const void *p, size_t len)
+static int io_put(struct kpgo_records *s, const void *p, size_t len)
 {
-	if (s->io.len + len > SPOOL_BUF) {
-		int r = spool_flush(s);
+	if (s->io.len + len > IO_BUF) {
+		int r = io_flush(s);
 
 		if (r)
 			return r;
-		if (len > SPOOL_BUF)
+		if (len > IO_BUF)
 			return kpgo_write_all(s->fd, p, len);
 	}
 	return strbuf_add(&s->io, p, len);
@@ -86,11 +86,11 @@ int kpgo_records_add(struct kpgo_records *s, const char *name, const void *data,
 		return -ENAMETOOLONG;
 	h.name_len = (uint32_t)nl;
 	h.data_len = len;
-	r = spool_put(s, &h, sizeof(h));
+	r = io_put(s, &h, sizeof(h));
 	if (!r)
-		r = spool_put(s, name, nl);
+		r = io_put(s, name, nl);
 	if (!r)
-		r = spool_put(s, data, len);
+		r = io_put(s, data, len);
 	return r;
 }
 
@@ -99,7 +99,7 @@ int kpgo_records_rewind(struct kpgo_records *s)
 	int r = 0;
 
 	if (!s->reading)
-		r = spool_flush(s);
+		r = io_flush(s);
 	if (!r && lseek(s->fd, 0, SEEK_SET) < 0)
 		r = -errno;
 	strbuf_reset(&s->io);
@@ -109,7 +109,7 @@ int kpgo_records_rewind(struct kpgo_records *s)
 }
 
 /* Up to @len bytes into @dst; returns how many (fewer only at the end), or -errno. */
-static ssize_t spool_get(struct kpgo_records *s, void *dst, size_t len)
+static ssize_t io_get(struct kpgo_records *s, void *dst, size_t len)
 {
 	char *d = dst;
 	size_t done = 0;
@@ -140,14 +140,14 @@ static ssize_t spool_get(struct kpgo_records *s, void *dst, size_t len)
 	return (ssize_t)done;
 }
 
-static int spool_get_all(struct kpgo_records *s, struct strbuf *sb, size_t len)
+static int io_get_all(struct kpgo_records *s, struct strbuf *sb, size_t len)
 {
 	ssize_t n;
 
 	strbuf_reset(sb);
 	if (strbuf_grow(sb, len))
 		return -ENOMEM;
-	n = spool_get(s, sb->buf, len);
+	n = io_get(s, sb->buf, len);
 	if (n < 0)
 		return (int)n;
 	if ((size_t)n != len)
@@ -165,16 +165,16 @@ int kpgo_records_next(struct kpgo_records *s, const char **name, const void **da
 
 	if (!s->reading)
 		return -EINVAL;
-	n = spool_get(s, &h, sizeof(h));
+	n = io_get(s, &h, sizeof(h));
 	if (n == 0)
 		return 0;
 	if (n < 0)
 		return (int)n;
 	if ((size_t)n != sizeof(h) || h.data_len > SIZE_MAX - 1)
 		return -EIO;
-	r = spool_get_all(s, &s->name, h.name_len);
+	r = io_get_all(s, &s->name, h.name_len);
 	if (!r)
-		r = spool_get_all(s, &s->data, (size_t)h.data_len);
+		r = io_get_all(s, &s->data, (size_t)h.data_len);
 	if (r)
 		return r;
 	*name = s->name.buf;

@@ -17,10 +17,10 @@
 struct kpgo_records;
 
 /*
- * Creates an empty spool next to @near, the file that is being made; a
- * failure says "cannot create '@near'".
+ * Creates an empty records file next to @near, the file that is being
+ * made; a failure says "cannot create '@near'".
  */
-int kpgo_records_open(struct kpgo_records **sp, const char *near, struct kpgo_error *err);
+int kpgo_records_open(struct kpgo_records **rp, const char *near, struct kpgo_error *err);
 
 /* Appends a record. Returns 0 or a negative errno. */
 int kpgo_records_add(struct kpgo_records *s, const char *name, const void *data, size_t len);
@@ -31,7 +31,7 @@ int kpgo_records_rewind(struct kpgo_records *s);
 /*
  * The next record: @name and @data stay valid until the next call.
  * Returns 1, 0 after the last record, or a negative errno (-EIO for a
- * spool that ends inside a record).
+ * file that ends inside a record).
  */
 int kpgo_records_next(struct kpgo_records *s, const char **name, const void **data, size_t *len);
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,11 +31,87 @@ static const char definitions[] =
 	"             one unused record: a lower bound, as new functions count too)\n"
 	"--min-applied is checked against applied / records.\n";
 
+/* --- what both reports share --------------------------------------------- */
+
+void kpgo_report_head_init(struct kpgo_report_head *h)
+{
+	memset(h, 0, sizeof(*h));
+	strbuf_init(&h->release);
+}
+
+void kpgo_report_head_release(struct kpgo_report_head *h)
+{
+	strbuf_release(&h->release);
+	kpgo_report_head_init(h);
+}
+
+bool kpgo_report_text_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+int kpgo_report_head_set(struct kpgo_report_head *h, const char *objtree, const char *release,
+			 const char *profile, struct kpgo_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int r;
+
+	strbuf_reset(&h->release);
+	if (release) {
+		r = strbuf_addstr(&h->release, release);
+	} else {
+		r = strbuf_addf(&path, "%s/include/config/kernel.release", objtree);
+		if (!r && kpgo_read_file(path.buf, &h->release, 4096) == 0) {
+			h->release.len = strcspn(h->release.buf, "\n");
+			h->release.buf[h->release.len] = '\0';
+		}
+		if (!r && (!h->release.len || !kpgo_report_text_ok(h->release.buf))) {
+			strbuf_reset(&h->release);
+			r = strbuf_addstr(&h->release, "unknown");
+		}
+		strbuf_release(&path);
+	}
+	if (r)
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	h->profile = profile;
+	r = kpgo_sha256_file(profile, h->profile_sha256);
+	if (r)
+		return kpgo_error_set(err, r, "cannot read '%s': %s", profile, strerror(-r));
+	return 0;
+}
+
+void kpgo_report_pct(char out[16], double part, double whole)
+{
+	snprintf(out, 16, "%.1f", whole > 0 ? 100 * part / whole : 0.0);
+}
+
+bool kpgo_report_pct_ok(const struct kpgo_report_head *h, const char *pct_applied)
+{
+	/* As the shell report did: the percentage as printed is what is checked. */
+	return strtod(pct_applied, NULL) >= (double)h->min_applied;
+}
+
+int kpgo_report_verdict(const struct kpgo_report_head *h, const char *pct_applied, bool ok,
+			struct strbuf *out)
+{
+	return strbuf_addf(out,
+			   "min applied: %u%%\n"
+			   "verdict: %s%s%% of the profile's functions applied, at least %u%% required\n",
+			   h->min_applied, ok ? "ok: " : "FAILED: only ", pct_applied,
+			   h->min_applied);
+}
+
+/* --- GCC's report ---------------------------------------------------------- */
+
 int kpgo_report_init(struct kpgo_report *r, const char *const *objtrees, size_t n)
 {
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	kpgo_report_head_init(&r->head);
 	kpgo_manifest_init(&r->manifest);
 	kpgo_pstat_init(&r->stat);
 	ret = kpgo_buildlog_init(&r->log, objtrees, n);
@@ -55,6 +132,7 @@ void kpgo_report_release(struct kpgo_report *r)
 	kpgo_buildlog_release(&r->log);
 	kpgo_manifest_release(&r->manifest);
 	kpgo_pstat_release(&r->stat);
+	kpgo_report_head_release(&r->head);
 	r->objs = NULL;
 	r->n_objs = r->alloc = 0;
 }
@@ -85,15 +163,8 @@ int kpgo_report_load_profile(struct kpgo_report *r, const char *path, int objtre
 	while ((ret = kpgo_archive_next(a, &name, &g, err)) == 1) {
 		struct kpgo_report_object *o;
 
-		if (r->n_objs == r->alloc) {
-			size_t na = r->alloc ? r->alloc * 2 : 256;
-			struct kpgo_report_object *no = realloc(r->objs, na * sizeof(*no));
-
-			if (!no)
-				goto out_nomem;
-			r->objs = no;
-			r->alloc = na;
-		}
+		if (KPGO_ALLOC_GROW(r->objs, r->n_objs + 1, r->alloc))
+			goto out_nomem;
 		o = &r->objs[r->n_objs];
 		o->path = strdup(name);
 		if (!o->path)
@@ -116,11 +187,6 @@ out:
 	kpgo_archive_close(a);
 	strbuf_release(&tmp);
 	return ret;
-}
-
-static void pct(char out[16], double a, double b)
-{
-	snprintf(out, 16, "%.1f", b > 0 ? 100 * a / b : 0.0);
 }
 
 int kpgo_report_count(struct kpgo_report *r)
@@ -161,72 +227,56 @@ int kpgo_report_count(struct kpgo_report *r)
 	lost = c->functions_unbuilt + c->dropped;
 	c->at_most = c->functions > lost ? c->functions - lost : 0;
 	c->applied = c->at_most > c->nofunc ? c->at_most - c->nofunc : 0;
-	pct(c->pct_objects, (double)c->objects_applied, (double)c->objects);
-	pct(c->pct_weighted, c->sum_applied, c->sum_all);
-	pct(c->pct_at_most, (double)c->at_most, (double)c->functions);
-	pct(c->pct_applied, (double)c->applied, (double)c->functions);
-	/* As the shell did: the percentage as printed is what is checked. */
-	c->ok = strtod(c->pct_applied, NULL) >= (double)r->min_applied;
+	kpgo_report_pct(c->pct_objects, (double)c->objects_applied, (double)c->objects);
+	kpgo_report_pct(c->pct_weighted, c->sum_applied, c->sum_all);
+	kpgo_report_pct(c->pct_at_most, (double)c->at_most, (double)c->functions);
+	kpgo_report_pct(c->pct_applied, (double)c->applied, (double)c->functions);
+	c->ok = kpgo_report_pct_ok(&r->head, c->pct_applied);
 	return 0;
 }
 
-bool kpgo_report_staged(const char *stage_report, struct strbuf *out)
+int kpgo_report_check_stage(const struct kpgo_report *r, struct kpgo_error *err)
 {
-	const char *p = stage_report;
+	const char *payload = kpgo_manifest_get(&r->manifest, MF_PAYLOAD);
 
-	strbuf_reset(out);
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (len >= 8 && !memcmp(p, "staged: ", 8))
-			return strbuf_add(out, p + 8, len - 8) == 0;
-		p = nl ? nl + 1 : NULL;
-	}
-	return false;
+	if (r->stage && (!payload || strcmp(payload, r->stage->payload_sha256)))
+		return kpgo_error_set(err, -EINVAL,
+				      "it is the stage summary of another profile ('%s', payload "
+				      "sha256 %.16s...), not of '%s'",
+				      r->stage->profile, r->stage->payload_sha256, r->head.profile);
+	return 0;
 }
 
 int kpgo_report_format_counts(const struct kpgo_report *r, struct strbuf *out)
 {
 	const struct kpgo_report_counts *c = &r->c;
-	struct strbuf staged = STRBUF_INIT;
 	int ret = 0;
 
 	ret |= strbuf_addf(out, "profile objects: %" PRIu64, c->objects);
-	if (kpgo_report_staged(r->stage_report, &staged))
-		ret |= strbuf_addf(out, " (staged %s)", staged.buf);
+	if (r->stage)
+		ret |= strbuf_addf(out, " (staged %" PRIu64 ")", r->stage->staged);
 	ret |= strbuf_addf(out,
 			   "\nprofile objects applied: %" PRIu64 " (%s%%)\n"
 			   "profile objects applied, weighted by counts: %s%%\n"
 			   "profile functions: %" PRIu64 "\n"
 			   "profile functions in objects not compiled: %" PRIu64 "\n"
-			   "profile functions dropped (control flow or counters changed): %" PRIu64 "\n"
+			   "profile functions dropped (control flow or counters changed): %" PRIu64
+			   "\n"
 			   "profile functions stale but applied (source lines moved): %" PRIu64 "\n"
 			   "profile functions applied, at most: %" PRIu64 " (%s%%)\n"
 			   "profile functions applied: %" PRIu64 " (%s%%)\n"
 			   "objects compiled without a profile (-Wmissing-profile): %" PRIu64 "\n"
 			   "functions compiled without a profile (-Wmissing-profile): %" PRIu64 "\n"
-			   "other profile warnings: %" PRIu64 "\n"
-			   "min applied: %u%%\n",
+			   "other profile warnings: %" PRIu64 "\n",
 			   c->objects_applied, c->pct_objects, c->pct_weighted, c->functions,
 			   c->functions_unbuilt, c->dropped, c->stale, c->at_most, c->pct_at_most,
-			   c->applied, c->pct_applied, c->noobj, c->nofunc, c->other,
-			   r->min_applied);
-	if (c->ok)
-		ret |= strbuf_addf(out,
-				   "verdict: ok: %s%% of the profile's functions applied, at least %u%% required\n",
-				   c->pct_applied, r->min_applied);
-	else
-		ret |= strbuf_addf(out,
-				   "verdict: FAILED: only %s%% of the profile's functions applied, at least %u%% required\n",
-				   c->pct_applied, r->min_applied);
-	strbuf_release(&staged);
+			   c->applied, c->pct_applied, c->noobj, c->nofunc, c->other);
+	ret |= kpgo_report_verdict(&r->head, c->pct_applied, c->ok, out);
 	return ret ? -ENOMEM : 0;
 }
 
 /* The warnings of @kind as "object<TAB>where<TAB>function" lines (or object only). */
-static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind,
-			   struct strbuf *out)
+static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind, struct strbuf *out)
 {
 	const struct kpgo_buildlog *log = &r->log;
 	const char *last_obj = NULL;
@@ -254,9 +304,7 @@ static int format_warnings(const struct kpgo_report *r, enum kpgo_warn_kind kind
 				ret = strbuf_addf(out, "%s\n", w->obj);
 			last_obj = w->obj;
 			break;
-		default:
-			ret = strbuf_addf(out, "%s\t%s\t%s\n", w->obj, w->where, w->msg);
-			break;
+		default: ret = strbuf_addf(out, "%s\t%s\t%s\n", w->obj, w->where, w->msg); break;
 		}
 	}
 	return ret;
@@ -268,7 +316,8 @@ int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
 		enum kpgo_warn_kind kind;
 		const char *title;
 	} sections[] = {
-		{ KPGO_WARN_DROPPED, "functions dropped (profile not used): object, where, function" },
+		{ KPGO_WARN_DROPPED,
+		  "functions dropped (profile not used): object, where, function" },
 		{ KPGO_WARN_LINES,
 		  "functions stale but applied (source lines moved): object, where, function" },
 		{ KPGO_WARN_KINDS, "profile objects not compiled in this build" },
@@ -279,10 +328,11 @@ int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
 	size_t i, j;
 	int ret = 0;
 
-	ret |= strbuf_addf(out, "kpgo profile report for kernel %s\nprofile: %s\nprofile sha256: %s\n",
-			   r->release, r->profile, r->profile_sha256);
-	for (i = 0; r->headers && i < r->headers->n; i++)
-		ret |= strbuf_addf(out, "%s\n", r->headers->items[i]);
+	ret |= strbuf_addf(out,
+			   "kpgo profile report for kernel %s\nprofile: %s\nprofile sha256: %s\n",
+			   r->head.release.buf, r->head.profile, r->head.profile_sha256);
+	for (i = 0; r->head.headers && i < r->head.headers->n; i++)
+		ret |= strbuf_addf(out, "%s\n", r->head.headers->items[i]);
 	ret |= strbuf_addf(out, "\n%s\n", definitions);
 	ret |= kpgo_report_format_counts(r, out);
 	for (i = 0; !ret && i < sizeof(sections) / sizeof(sections[0]); i++) {
@@ -296,16 +346,11 @@ int kpgo_report_format(const struct kpgo_report *r, struct strbuf *out)
 				ret |= strbuf_addf(out, "%s\n", r->objs[j].path);
 	}
 	ret |= strbuf_addstr(out, "\n== kpgo stage report\n");
-	if (r->stage_report) {
-		size_t len = strlen(r->stage_report);
-
-		ret |= strbuf_add(out, r->stage_report, len);
-		if (len && r->stage_report[len - 1] != '\n')
-			ret |= strbuf_addch(out, '\n');
-	} else {
+	if (r->stage)
+		ret |= kpgo_stage_summary_report(r->stage, out);
+	else
 		ret |= strbuf_addstr(out, "(not given)\n");
-	}
 	ret |= strbuf_addstr(out, "\n== kpgo info\n");
-	ret |= kpgo_pstat_format(&r->stat, r->profile, 10, out);
+	ret |= kpgo_pstat_format(&r->stat, r->head.profile, 10, out);
 	return ret ? -ENOMEM : 0;
 }

@@ -8,14 +8,59 @@
 
 #include "buildlog.h"
 #include "manifest.h"
+#include "sha256.h"
+#include "stage-summary.h"
 #include "strbuf.h"
 #include "profstat.h"
 #include "util.h"
 
 /*
- * The report of an optimized build: how much of its profile GCC applied,
- * and why not the rest, from the profile, the object tree and the build
- * log's profile warnings. The definitions are in the report's own text
+ * The report of an optimized build: how much of its profile the compiler
+ * applied, and why not the rest. What GCC's report (--profile, below) and
+ * Clang's (--afdo, afdo-report.h) share comes first.
+ */
+
+/**
+ * struct kpgo_report_head - what both reports begin and end with
+ * @release: the kernel release
+ * @profile: the profile the build used, as named; @profile_sha256 its
+ *	sha256
+ * @headers: complete "KEY: VALUE" lines for the head, or NULL
+ * @min_applied: the verdict's minimum, percent of the profile's functions
+ */
+struct kpgo_report_head {
+	struct strbuf release;
+	const char *profile;
+	char profile_sha256[KPGO_SHA256_HEX];
+	const struct kpgo_strlist *headers;
+	unsigned min_applied;
+};
+
+void kpgo_report_head_init(struct kpgo_report_head *h);
+void kpgo_report_head_release(struct kpgo_report_head *h);
+
+/*
+ * Fills @h's @release (@release, else the object tree's
+ * include/config/kernel.release, else "unknown"), @profile and its
+ * sha256. -errno with "cannot read 'PROFILE': ..." in @err.
+ */
+int kpgo_report_head_set(struct kpgo_report_head *h, const char *objtree, const char *release,
+			 const char *profile, struct kpgo_error *err);
+
+/* Printable text, no control characters: a head line, a release. */
+bool kpgo_report_text_ok(const char *s);
+
+/* @part of @whole as the reports print percentages ("99.8"). */
+void kpgo_report_pct(char out[16], double part, double whole);
+/* The verdict: the percentage applied, as printed, is at least the minimum. */
+bool kpgo_report_pct_ok(const struct kpgo_report_head *h, const char *pct_applied);
+/* The last lines of both reports: "min applied: M%" and the verdict on @pct_applied. */
+int kpgo_report_verdict(const struct kpgo_report_head *h, const char *pct_applied, bool ok,
+			struct strbuf *out);
+
+/*
+ * GCC's report, from the profile, the object tree and the build log's
+ * profile warnings. The definitions are in the report's own text
  * (kpgo_report_format()).
  */
 
@@ -67,18 +112,14 @@ struct kpgo_report_counts {
 /**
  * struct kpgo_report - inputs and results
  *
- * The caller sets the strings (which it owns; @stage_report may be NULL,
- * @headers hold complete "KEY: VALUE" lines), @min_applied and, through
+ * The caller sets @head (kpgo_report_head_set(), and its @min_applied and
+ * @headers), @stage (kpgo stage's summary, or NULL) and, through
  * kpgo_buildlog_read(), @log; kpgo_report_load_profile() fills @manifest,
  * @stat and @objs; kpgo_report_count() fills @c.
  */
 struct kpgo_report {
-	const char *release;
-	const char *profile;
-	const char *profile_sha256;
-	const struct kpgo_strlist *headers;
-	const char *stage_report;
-	unsigned min_applied;
+	struct kpgo_report_head head;
+	const struct kpgo_stage_summary *stage;
 	struct kpgo_buildlog log;
 	struct kpgo_manifest manifest;
 	struct kpgo_pstat stat;
@@ -103,8 +144,11 @@ int kpgo_report_load_profile(struct kpgo_report *r, const char *path, int objtre
 /* Fills @r->c from the objects and the finished log. */
 int kpgo_report_count(struct kpgo_report *r);
 
-/* The value of the stage report's "staged: N" line, into @out; false when none. */
-bool kpgo_report_staged(const char *stage_report, struct strbuf *out);
+/*
+ * Checks that @r->stage is the summary of staging the profile loaded:
+ * -EINVAL with "it is the stage summary of another profile ..." in @err.
+ */
+int kpgo_report_check_stage(const struct kpgo_report *r, struct kpgo_error *err);
 
 /* The lines from "profile objects:" to "verdict:". */
 int kpgo_report_format_counts(const struct kpgo_report *r, struct strbuf *out);

@@ -55,7 +55,8 @@ static void retry_file_read(struct kpgo_spool *sp, const char *name, const char 
 			size_t n = strlen(keys[i]);
 
 			if (!strncmp(line, keys[i], n) && line[n] == '=') {
-				if (kpgo_parse_u64(line + n + 1, &v[i]) || v[i] > (uint64_t)INT64_MAX)
+				if (kpgo_parse_u64(line + n + 1, &v[i]) ||
+				    v[i] > (uint64_t)INT64_MAX)
 					goto bad;
 				break;
 			}
@@ -168,8 +169,7 @@ int kpgo_spool_mark_sent(struct kpgo_spool *sp, const char *name, struct kpgo_er
 	/* Retention counts from the upload: the name keeps the collection time. */
 	utimensat(sp->sentfd, name, NULL, AT_SYMLINK_NOFOLLOW);
 	if (fsync(sp->sentfd) < 0 || fsync(sp->dirfd) < 0)
-		return kpgo_error_set(err, -errno, "cannot sync '%s': %s", sp->dir,
-				      strerror(errno));
+		return kpgo_error_set(err, -errno, "cannot sync '%s': %s", sp->dir, strerror(errno));
 	if (unlinkat(sp->retryfd, name, 0) == 0)
 		fsync(sp->retryfd);
 	return 0;
@@ -218,8 +218,8 @@ static int drop_retry_orphans(struct kpgo_spool *sp, const struct kpgo_spool_lis
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(key.name))
 			continue;
 		snprintf(key.name, sizeof(key.name), "%s", de->d_name);
-		if (!waiting->n || !bsearch(&key, waiting->items, waiting->n, sizeof(key),
-					    cmp_item_name))
+		if (!waiting->n ||
+		    !bsearch(&key, waiting->items, waiting->n, sizeof(key), cmp_item_name))
 			unlinkat(sp->retryfd, de->d_name, 0);
 	}
 	closedir(d);

@@ -6,50 +6,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "spool.h"
 #include "store.h"
-
-/* After SIGTERM, how long a timed-out command gets before SIGKILL. */
-#define KILL_GRACE_MS 5000
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Waits for @pid until @deadline (ms, monotonic): 1 exited, 0 still running. */
-static int wait_until(pid_t pid, int64_t deadline, int *status)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return 1;
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (now_ms() >= deadline)
-			return 0;
-		sleep_ms(20);
-	}
-}
 
 /*
  * Runs the command for @path. 0 when it exited 0; otherwise -EIO (or
@@ -60,10 +25,13 @@ static int run_command(const struct kpgo_upload_opts *o, const char *path, const
 {
 	const struct kpgo_strlist *w = o->argv;
 	char **argv = calloc(w->n + 2, sizeof(*argv));
+	struct strbuf env[3] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	const char *envp[4];
+	struct kpgo_run run = KPGO_RUN_INIT;
+	struct kpgo_run_result res;
 	bool placed = false;
-	int status = 0, r;
 	size_t i, n = 0;
-	pid_t pid;
+	int r;
 
 	if (!argv)
 		return -ENOMEM;
@@ -78,67 +46,46 @@ static int run_command(const struct kpgo_upload_opts *o, const char *path, const
 	if (!placed)
 		argv[n++] = (char *)path;
 	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, whylen, "cannot start '%s': %s", argv[0], strerror(errno));
-		free(argv);
-		return -EIO;
+	if (strbuf_addf(&env[0], "KPGO_PROFILE=%s", path) ||
+	    strbuf_addf(&env[1], "KPGO_PROFILE_NAME=%s", name) ||
+	    strbuf_addf(&env[2], "KPGO_PROFILE_SHA256=%s", sha)) {
+		r = -ENOMEM;
+		goto out;
 	}
-	if (pid == 0) {
-		int fd = open("/dev/null", O_RDONLY);
-		char msg[512];
-
-		/* Its own process group, so a timeout kills what it started too. */
-		setpgid(0, 0);
-		if (fd >= 0)
-			dup2(fd, 0);
-		/* kpgo's stdout carries its report; the command's output goes with errors. */
-		dup2(2, 1);
-		signal(SIGPIPE, SIG_DFL);
-		setenv("KPGO_PROFILE", path, 1);
-		setenv("KPGO_PROFILE_NAME", name, 1);
-		setenv("KPGO_PROFILE_SHA256", sha, 1);
-		execvp(argv[0], argv);
-		snprintf(msg, sizeof(msg), "kpgo: cannot run '%s': %s\n", argv[0], strerror(errno));
-		if (write(2, msg, strlen(msg)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	r = wait_until(pid, now_ms() + (int64_t)o->timeout * 1000, &status);
-	if (r == 0) {
-		kill(-pid, SIGTERM);
-		kill(pid, SIGTERM);
-		if (wait_until(pid, now_ms() + KILL_GRACE_MS, &status) == 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-		}
-		/* Whatever it left in its process group goes too. */
-		kill(-pid, SIGKILL);
+	for (i = 0; i < 3; i++)
+		envp[i] = env[i].buf;
+	envp[3] = NULL;
+	run.argv = argv;
+	run.env = envp;
+	run.in = KPGO_RUN_DEVNULL;
+	/* kpgo's stdout carries its report; the command's output goes with errors. */
+	run.out = KPGO_RUN_STDERR;
+	/* Its own process group: a timeout kills what it started too. */
+	run.timeout_ms = kpgo_sat_mul(o->timeout, 1000);
+	r = kpgo_run(&run, &res);
+	if (r) {
+		snprintf(why, whylen, "cannot start '%s': %s", argv[0], strerror(-r));
+		r = -EIO;
+	} else if (res.timed_out) {
 		snprintf(why, whylen, "'%s' did not finish within %llu s and was killed", argv[0],
 			 (unsigned long long)o->timeout);
-		free(argv);
-		return -ETIMEDOUT;
+		r = -ETIMEDOUT;
+	} else if (res.status == 127) {
+		snprintf(why, whylen, "'%s' could not be run (exit status 127)%s%s", argv[0],
+			 res.exec_errno ? ": " : "", res.exec_errno ? strerror(res.exec_errno) : "");
+		r = -EIO;
+	} else if (res.status > 128) {
+		snprintf(why, whylen, "'%s' was killed by signal %d", argv[0], res.status - 128);
+		r = -EIO;
+	} else if (res.status) {
+		snprintf(why, whylen, "'%s' exited with status %d", argv[0], res.status);
+		r = -EIO;
 	}
-	if (r < 0) {
-		snprintf(why, whylen, "cannot wait for '%s': %s", argv[0], strerror(-r));
-		free(argv);
-		return -EIO;
-	}
-	r = 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		snprintf(why, whylen, "'%s' could not be run (exit status 127)", argv[0]);
-	else if (WIFEXITED(status) && WEXITSTATUS(status))
-		snprintf(why, whylen, "'%s' exited with status %d", argv[0], WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(why, whylen, "'%s' was killed by signal %d", argv[0], WTERMSIG(status));
-	else
-		r = 1;
+out:
+	for (i = 0; i < 3; i++)
+		strbuf_release(&env[i]);
 	free(argv);
-	return r ? 0 : -EIO;
+	return r;
 }
 
 /*

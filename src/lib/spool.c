@@ -266,8 +266,8 @@ static int hash_fd(int fd, char sha[KPGO_SHA256_HEX])
 	return 0;
 }
 
-int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when,
-		       const char *host, char name[KPGO_SPOOL_NAME_MAX], struct kpgo_error *err)
+int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when, const char *host,
+		       char name[KPGO_SPOOL_NAME_MAX], struct kpgo_error *err)
 {
 	char sha[KPGO_SHA256_HEX], h[65], stamp[32];
 	time_t t = (time_t)when;
@@ -300,8 +300,7 @@ int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when,
 		return kpgo_error_set(err, r, "cannot move '%s/tmp/%s' to '%s': %s", sp->dir,
 				      tmpname, name, strerror(-r));
 	if (fsync(sp->dirfd) < 0)
-		return kpgo_error_set(err, -errno, "cannot sync '%s': %s", sp->dir,
-				      strerror(errno));
+		return kpgo_error_set(err, -errno, "cannot sync '%s': %s", sp->dir, strerror(errno));
 	fsync(sp->tmpfd);
 	return 0;
 }
@@ -355,16 +354,9 @@ int kpgo_spool_list(struct kpgo_spool *sp, enum kpgo_spool_area area, struct kpg
 			l->strays++;
 			continue;
 		}
-		if (l->n == l->alloc) {
-			size_t na = l->alloc ? l->alloc * 2 : 32;
-			struct kpgo_spool_item *ni = realloc(l->items, na * sizeof(*ni));
-
-			if (!ni) {
-				r = kpgo_error_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			l->items = ni;
-			l->alloc = na;
+		if (KPGO_ALLOC_GROW(l->items, l->n + 1, l->alloc)) {
+			r = kpgo_error_set(err, -ENOMEM, "out of memory");
+			break;
 		}
 		it = &l->items[l->n++];
 		memset(it, 0, sizeof(*it));

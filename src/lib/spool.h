@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collect.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -72,8 +73,8 @@ int kpgo_spool_clean_tmp(struct kpgo_spool *sp, size_t *removed, struct kpgo_err
  * Hashes the file, fsyncs it and renames it to its name in the spool
  * (never replacing a file), then fsyncs the spool directory.
  */
-int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when,
-		       const char *host, char name[KPGO_SPOOL_NAME_MAX], struct kpgo_error *err);
+int kpgo_spool_publish(struct kpgo_spool *sp, const char *tmpname, int64_t when, const char *host,
+		       char name[KPGO_SPOOL_NAME_MAX], struct kpgo_error *err);
 
 /**
  * struct kpgo_spool_item - one finished profile
@@ -168,6 +169,85 @@ int kpgo_spool_prune(struct kpgo_spool *sp, const struct kpgo_spool_retention *o
 		     struct kpgo_error *err);
 
 /**
+ * struct kpgo_spool_collect_opts - what kpgo_spool_collect() collects
+ * @gcov_dir: a directory laid out like the kernel's gcov one (tests), or
+ *	NULL for the running kernel's below @debugfs
+ * @debugfs: where debugfs is, or is to be mounted (NULL: /sys/kernel/debug);
+ *	the kernel's own when it is the default
+ * @workload, @build_root, @release, @build_id: as in struct
+ *	kpgo_collect_request
+ * @reset: zero the counters once the profile is safe in the spool
+ * @now: the collection's time, for the name
+ */
+struct kpgo_spool_collect_opts {
+	const char *gcov_dir;
+	const char *debugfs;
+	const char *workload;
+	const char *build_root;
+	const char *release;
+	const char *build_id;
+	bool reset;
+	int64_t now;
+};
+
+enum kpgo_spool_collect_what {
+	KPGO_SPOOL_COLLECTED,
+	KPGO_SPOOL_NO_GCOV, /* the kernel has no gcov data, or @gcov_dir is not there */
+	KPGO_SPOOL_NO_DATA, /* there is gcov data, but no .gcda file */
+};
+
+/**
+ * struct kpgo_spool_collect_result - what kpgo_spool_collect() did
+ * @why: for %KPGO_SPOOL_NO_GCOV and %KPGO_SPOOL_NO_DATA, why nothing was
+ *	collected
+ * @name: the profile spooled
+ * @dir: the spool's directory
+ * @objects: its objects
+ * @st: what the collection read (@st.outside: objects outside @build_root,
+ *	left out)
+ * @build_root: the build root found (cut to its size)
+ * @cleaned: files an interrupted collection had left in tmp/, removed
+ * @reset_failed: the profile is spooled, but the counters were not reset
+ *	(@reset_err says why): the next profile repeats this one's counts
+ * @reset_unrecorded: the counters were reset, but the time could not be
+ *	recorded for the next collection's window
+ */
+struct kpgo_spool_collect_result {
+	enum kpgo_spool_collect_what what;
+	char why[1024];
+	char name[KPGO_SPOOL_NAME_MAX];
+	char dir[1024];
+	size_t objects;
+	struct kpgo_collect_stats st;
+	char build_root[1024];
+	size_t cleaned;
+	bool reset_failed;
+	struct kpgo_error reset_err;
+	bool reset_unrecorded;
+};
+
+/**
+ * kpgo_spool_collect() - the kernel's gcov data into the spool @spool_dir
+ * @complete: called (with @ctx) once the profile is complete in tmp/,
+ *	before it is published: from there on, publishing is a hash, a rename
+ *	and two fsyncs, which a caller's time limit should not break off
+ *
+ * Probes the gcov data (mounting debugfs when it is not, unmounting it
+ * again when this call mounted it), opens the spool (creating what is
+ * missing), waits for the collect lock, empties tmp/, collects the
+ * profile (kpgo_collect_profile()) into tmp/, publishes it
+ * (kpgo_spool_publish()) and then, with @o->reset, resets the counters:
+ * a reset before the profile is safe could lose counts, one after only
+ * repeats them. A collector killed at any point leaves at most files in
+ * tmp/. Without gcov data or .gcda files nothing is collected and 0 is
+ * returned, @res->what saying which. Returns 0 or a negative errno with
+ * @err set (then nothing was spooled).
+ */
+int kpgo_spool_collect(const char *spool_dir, const struct kpgo_spool_collect_opts *o,
+		       void (*complete)(void *ctx), void *ctx,
+		       struct kpgo_spool_collect_result *res, struct kpgo_error *err);
+
+/**
  * struct kpgo_upload_opts - how kpgo_spool_upload() hands profiles over
  * @argv: the command's words ("{}" is replaced by the profile's path, or the
  *	path is appended when no word is "{}")
@@ -194,7 +274,7 @@ struct kpgo_upload_event {
 	enum kpgo_upload_what what;
 	const struct kpgo_spool_item *item;
 	const struct kpgo_spool_state *state; /* after this event */
-	const char *detail; /* why it failed or was rejected */
+	const char *detail;		      /* why it failed or was rejected */
 };
 
 struct kpgo_upload_result {

@@ -22,7 +22,10 @@ struct strbuf {
 };
 
 extern char kpgo_strbuf_empty[];
-#define STRBUF_INIT { .buf = kpgo_strbuf_empty, .len = 0, .alloc = 0 }
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		.buf = kpgo_strbuf_empty, .len = 0, .alloc = 0                                     \
+	}
 
 void strbuf_init(struct strbuf *sb);
 /* Frees the bytes and leaves @sb as after strbuf_init(). */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -109,8 +110,7 @@ int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, siz
 		return -ENAMETOOLONG;
 	for (i = 0;; i++) {
 		snprintf(tmp, sizeof(tmp), ".%s.%ld.%d.tmp", name, (long)getpid(), i);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-			    mode);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 		if (fd >= 0)
 			break;
 		if (errno != EEXIST || i > 100)
@@ -143,8 +143,8 @@ int kpgo_rename_noreplace_at(int fromfd, const char *from, int tofd, const char 
 	return 0;
 }
 
-int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason,
-		       char *newname, size_t len)
+int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason, char *newname,
+		       size_t len)
 {
 	char target[NAME_MAX + 1], rname[NAME_MAX + 16];
 	struct strbuf text = STRBUF_INIT;
@@ -358,19 +358,37 @@ void kpgo_format_time(int64_t t, char out[32])
 		snprintf(out, 32, "%lld", (long long)t);
 }
 
+int kpgo_alloc_grow(void *arrayp, size_t size, size_t nr, size_t *alloc)
+{
+	size_t n;
+	void *p;
+
+	if (nr <= *alloc)
+		return 0;
+	if (!size || nr > SIZE_MAX / size)
+		return -ENOMEM;
+	/* (alloc + 16) * 3 / 2, git's alloc_nr(); no more than fits */
+	n = *alloc < SIZE_MAX / 3 - 16 ? (*alloc + 16) * 3 / 2 : SIZE_MAX;
+	if (n > SIZE_MAX / size)
+		n = SIZE_MAX / size;
+	if (n < nr)
+		n = nr;
+	/* memcpy: @arrayp points at a pointer of any object type. */
+	memcpy(&p, arrayp, sizeof(p));
+	p = realloc(p, n * size);
+	if (!p)
+		return -ENOMEM;
+	memcpy(arrayp, &p, sizeof(p));
+	*alloc = n;
+	return 0;
+}
+
 int kpgo_strlist_add(struct kpgo_strlist *l, const char *s)
 {
 	char *d;
 
-	if (l->n == l->alloc) {
-		size_t na = l->alloc ? l->alloc * 2 : 16;
-		char **ni = realloc(l->items, na * sizeof(*ni));
-
-		if (!ni)
-			return -ENOMEM;
-		l->items = ni;
-		l->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(l->items, l->n + 1, l->alloc))
+		return -ENOMEM;
 	d = strdup(s);
 	if (!d)
 		return -ENOMEM;
@@ -398,4 +416,112 @@ void kpgo_strlist_sort(struct kpgo_strlist *l)
 {
 	if (l->n > 1)
 		qsort(l->items, l->n, sizeof(*l->items), cmp_str);
+}
+
+#define WALK_DEPTH_MAX 64
+
+struct walk {
+	const char *top;
+	const char *suffix;
+	const char *const *prune;
+	struct strbuf *path;
+	int (*fn)(void *ctx, int dirfd, const char *name);
+	void *ctx;
+	struct kpgo_error *err;
+};
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && !strcmp(s + n - m, suffix);
+}
+
+static bool pruned(const struct walk *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; w->prune && w->prune[i]; i++)
+		if (!strcmp(name, w->prune[i]))
+			return true;
+	return false;
+}
+
+/* Takes @dfd. */
+static int walk_dir(struct walk *w, int dfd, int depth)
+{
+	size_t base = w->path->len;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (depth > WALK_DEPTH_MAX) {
+		close(dfd);
+		return kpgo_error_set(w->err, -ELOOP, "directories nested too deep below '%s'",
+				      w->top);
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return kpgo_error_set(w->err, r, "cannot list '%s/%s': %s", w->top, w->path->buf,
+				      strerror(-r));
+	}
+	while (!r && (errno = 0, de = readdir(d))) {
+		unsigned char type = de->d_type;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (!depth && pruned(w, de->d_name)))
+			continue;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type != DT_DIR && !(type == DT_REG && has_suffix(de->d_name, w->suffix)))
+			continue;
+		w->path->len = base;
+		w->path->buf[base] = '\0';
+		if ((base && strbuf_addch(w->path, '/')) || strbuf_addstr(w->path, de->d_name)) {
+			r = kpgo_error_set(w->err, -ENOMEM, "out of memory");
+			break;
+		}
+		if (type == DT_DIR) {
+			int fd = openat(dirfd(d), de->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd < 0) {
+				if (errno == ENOENT)
+					continue;
+				r = kpgo_error_set(w->err, -errno, "cannot open '%s/%s': %s",
+						   w->top, w->path->buf, strerror(errno));
+				break;
+			}
+			r = walk_dir(w, fd, depth + 1);
+		} else {
+			r = w->fn(w->ctx, dirfd(d), de->d_name);
+		}
+	}
+	if (!r && errno && errno != ENOENT)
+		r = kpgo_error_set(w->err, -errno, "cannot list '%s': %s", w->top, strerror(errno));
+	closedir(d);
+	w->path->len = base;
+	if (w->path->alloc)
+		w->path->buf[base] = '\0';
+	return r;
+}
+
+int kpgo_walk_files(const char *top, const char *suffix, const char *const *prune,
+		    struct strbuf *path, int (*fn)(void *ctx, int dirfd, const char *name),
+		    void *ctx, struct kpgo_error *err)
+{
+	struct walk w = { top, suffix, prune, path, fn, ctx, err };
+	int fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	strbuf_reset(path);
+	if (fd < 0)
+		return kpgo_error_set(err, -errno, "cannot open '%s': %s", top, strerror(errno));
+	return walk_dir(&w, fd, 0);
 }

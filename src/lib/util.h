@@ -71,8 +71,8 @@ int kpgo_rename_noreplace_at(int fromfd, const char *from, int tofd, const char 
  * "<new name>.reason" beside it. The new name goes to @newname (@len bytes)
  * when not NULL. Returns 0 or a negative errno.
  */
-int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason,
-		       char *newname, size_t len);
+int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason, char *newname,
+		       size_t len);
 
 /* Creates a temporary file next to @path; stores its name in @tmp. */
 int kpgo_tmpfile_for(const char *path, struct strbuf *tmp);
@@ -91,6 +91,42 @@ bool kpgo_path_is_safe(const char *p);
  * kpgo_path_is_safe(). Returns a directory fd or a negative errno.
  */
 int kpgo_mkdirs_at(int rootfd, const char *rel, bool create);
+
+/**
+ * KPGO_ALLOC_GROW() - make room for @nr items in the array @x
+ * @x: the array (NULL while @alloc is 0); reallocated when it is too small
+ * @nr: how many items it must hold
+ * @alloc: its capacity in items, updated with it
+ *
+ * git's ALLOC_GROW: the capacity grows by half again (and 16), at least to
+ * @nr, so that appending one item at a time costs amortized O(1):
+ *
+ *	if (KPGO_ALLOC_GROW(l->items, l->n + 1, l->alloc))
+ *		return -ENOMEM;
+ *	l->items[l->n++] = item;
+ *
+ * Returns 0, or -ENOMEM with @x and @alloc unchanged when memory runs out
+ * or the size in bytes would not fit a size_t.
+ */
+#define KPGO_ALLOC_GROW(x, nr, alloc) kpgo_alloc_grow(&(x), sizeof(*(x)), (nr), &(alloc))
+/* KPGO_ALLOC_GROW()'s work: @arrayp points at the array pointer. */
+int kpgo_alloc_grow(void *arrayp, size_t size, size_t nr, size_t *alloc);
+
+/**
+ * kpgo_walk_files() - the regular files named *@suffix below the directory @top
+ * @prune: names left out at the top (NULL-terminated; NULL for none)
+ * @path: kept up to date for @fn: the file's path relative to @top
+ * @fn: called for each file with its directory's fd and its name there; a
+ *	non-zero return stops the walk and is returned
+ *
+ * Depth first, never through a symbolic link, at most 64 directories
+ * deep. Entries that vanish meanwhile (a module unloaded under debugfs)
+ * are skipped. Returns 0, @fn's return, or a negative errno with "cannot
+ * open 'TOP/PATH': ..." (or list) in @err.
+ */
+int kpgo_walk_files(const char *top, const char *suffix, const char *const *prune,
+		    struct strbuf *path, int (*fn)(void *ctx, int dirfd, const char *name),
+		    void *ctx, struct kpgo_error *err);
 
 /* A list of strings that owns them. */
 struct kpgo_strlist {

@@ -36,47 +36,31 @@ LEVELS=${LEVELS:-1}
 GEN=$KPGO_TESTS_BIN/gen-profile
 SPLIT=$KPGO_TESTS_BIN/payload-streams
 TIME=/usr/bin/time
+BENCH=bench-archive-size
+# shellcheck source=tests/bench/bench-lib.sh
+. "$top/tests/bench/bench-lib.sh"
 
-die() {
-    echo "bench-archive-size: $*" >&2
-    exit 1
-}
-
-for t in "$KPGO" "$GEN" "$SPLIT" "$TIME"; do
-    [ -x "$t" ] || die "'$t' not found (make && make tools)"
-done
-for t in zstd xz; do
-    command -v "$t" >/dev/null || die "'$t' not found"
-done
+need_built "$KPGO" "$GEN" "$SPLIT" "$TIME"
+need_cmd zstd xz
 for p in "$@"; do
     [ -r "$p" ] || die "cannot read '$p'"
 done
 [ "$SYNTHETIC" = 1 ] || [ $# -gt 0 ] || die "nothing to measure (SYNTHETIC=0 and no archive)"
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/kpgo-bench-size.XXXXXX")
-cleanup() {
-    if [ "${KEEP:-0}" = 1 ]; then
-        echo "kept $W" >&2
-    else
-        rm -rf "$W"
-    fi
-}
-trap cleanup EXIT
+bench_scratch bench-size
 
-log() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
 size() { stat -c %s "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "1/%.2f", a / b }'; }
 xz_size() { xz -9e -T1 -c "$1" | wc -c; }
 zstd_size() { zstd -q -19 -T1 -c "$@" | wc -c; }
 # The value of KEY in payload-streams' output FILE.
 key() { awk -v k="$2" '$1 == k { print $2; found = 1 } END { exit !found }' "$1" ||
     die "payload-streams printed no '$2'"; }
 row() { # LABEL BYTES RAW
-    printf '  %-52s %10s  %s\n' "$1" "$2" "$(ratio "$3" "$2")"
+    printf '  %-52s %10s  %s\n' "$1" "$2" "$(ratio "$3" "$2" 2)"
 }
 
-echo "== machine"
-echo "cpus: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
+echo "load average: $(load)"
 echo "kpgo: $("$KPGO" --version); $(zstd --version); $(xz --version | head -1)"
 
 # measure NAME ARCHIVE REWRITE: ARCHIVE as kpgo writes it now (written

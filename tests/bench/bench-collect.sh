@@ -32,41 +32,18 @@ REPS=${REPS:-5}
 REFERENCE=${REFERENCE:-1}
 GEN=$KPGO_TESTS_BIN/gen-profile
 TIME=/usr/bin/time
+BENCH=bench-collect
+# shellcheck source=tests/bench/bench-lib.sh
+. "$top/tests/bench/bench-lib.sh"
 
-die() {
-    echo "bench-collect: $*" >&2
-    exit 1
-}
-
-for t in "$KPGO" "$GEN" "$TIME"; do
-    [ -x "$t" ] || die "'$t' not found (make && make tools)"
-done
+need_built "$KPGO" "$GEN" "$TIME"
 [ "$REPS" -ge 1 ] || die "REPS must be at least 1"
+bench_scratch bench-collect
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/kpgo-bench-collect.XXXXXX")
-cleanup() {
-    if [ "${KEEP:-0}" = 1 ]; then
-        echo "kept $W" >&2
-    else
-        rm -rf "$W"
-    fi
-}
-trap cleanup EXIT
-
-log() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-stats() { sort -g | awk '{ v[NR] = $1 } END {
-    if (NR == 0) { print "- - -"; exit }
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'; }
 gcda_bytes() { find "$1" -name '*.gcda' -printf '%s\n' | awk '{ s += $1 } END { print s }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "1/%.1f", a / b }'; }
 
-echo "== machine"
-echo "cpus: $(nproc), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sort -u | head -1)"
-echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-echo "kernel: $(uname -r); kpgo: $("$KPGO" --version); $(zstd --version)"
-echo "scratch: $W ($(df -h --output=fstype,avail "$W" | tail -1 | xargs))"
+bench_machine
+echo "kpgo: $("$KPGO" --version); $(zstd --version)"
 load_start=$(load)
 echo "load average at start: $load_start"
 

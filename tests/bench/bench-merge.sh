@@ -57,41 +57,18 @@ ROOT=/build/linux-6.1
 GEN=$KPGO_TESTS_BIN/gen-profile
 GCDA_DIFF=$KPGO_TESTS_BIN/gcda-diff
 TIME=/usr/bin/time
-
-die() {
-    echo "bench-merge: $*" >&2
-    exit 1
-}
+BENCH=bench-merge
+# shellcheck source=tests/bench/bench-lib.sh
+. "$top/tests/bench/bench-lib.sh"
 
 COMPARE=${COMPARE:-}
-for t in "$KPGO" "$GEN" "$GCDA_DIFF" "$TIME" ${COMPARE:+"$COMPARE"}; do
-    [ -x "$t" ] || die "'$t' not found (make && make tools)"
-done
-for t in gcov-tool gcov-dump tar zstd; do
-    command -v "$t" >/dev/null || die "'$t' not found"
-done
+need_built "$KPGO" "$GEN" "$GCDA_DIFF" "$TIME" ${COMPARE:+"$COMPARE"}
+need_cmd gcov-tool gcov-dump tar zstd
 [ "$PROFILES" -ge 2 ] || die "PROFILES must be at least 2"
 [ "$GT_STEPS" -le $((PROFILES - 1)) ] || GT_STEPS=$((PROFILES - 1))
 [ "$GT_STEPS" -ge 1 ] || die "GT_STEPS must be at least 1"
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/kpgo-bench-merge.XXXXXX")
-cleanup() {
-    if [ "${KEEP:-0}" = 1 ]; then
-        echo "kept $W" >&2
-    else
-        rm -rf "$W"
-    fi
-}
-trap cleanup EXIT
-
-log() { printf '%s  %s\n' "$(date +%T)" "$*" >&2; }
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-
-# median / min / max of the numbers on stdin, one per line
-stats() { sort -g | awk '{ v[NR] = $1 } END {
-    if (NR == 0) { print "- - -"; exit }
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }'; }
+bench_scratch bench-merge
 
 # timed OUTFILE CMD...: runs CMD, appends "wall cpu maxrss_kb" to OUTFILE
 timed() {
@@ -101,12 +78,9 @@ timed() {
     awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$W/time.tmp" >>"$out"
 }
 
-echo "== machine"
-echo "cpus: $(nproc), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sort -u | head -1)"
-echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-echo "kernel: $(uname -r); $(gcov-tool --version | head -1); kpgo: $("$KPGO" --version)"
+bench_machine
+echo "$(gcov-tool --version | head -1); kpgo: $("$KPGO" --version)"
 [ -z "$COMPARE" ] || echo "compared with: $COMPARE ($("$COMPARE" --version))"
-echo "scratch: $W ($(df -h --output=fstype,avail "$W" | tail -1 | xargs))"
 load_start=$(load)
 echo "load average at start: $load_start"
 

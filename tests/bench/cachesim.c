@@ -53,8 +53,8 @@ static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 'K', 'P', 'G', 'O' };
 
 struct cache {
 	const char *name;
-	uint64_t *tags;   /* sets * ways; line number + 1, 0 = empty */
-	uint64_t *used;   /* when each way was last used */
+	uint64_t *tags; /* sets * ways; line number + 1, 0 = empty */
+	uint64_t *used; /* when each way was last used */
 	uint64_t set_mask;
 	unsigned int ways, line_shift;
 	uint64_t clock, accesses, misses;
@@ -125,10 +125,11 @@ static void write_counts(const char *what)
 {
 	if (!out)
 		return;
-	fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-		     " %" PRIu64 " %" PRIu64 "\n",
-		what, marks, insns, l1i.accesses, l1i.misses, l1d.accesses, l1d.misses,
-		l2.accesses, l2.misses);
+	fprintf(out,
+		"%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		" %" PRIu64 " %" PRIu64 "\n",
+		what, marks, insns, l1i.accesses, l1i.misses, l1d.accesses, l1d.misses, l2.accesses,
+		l2.misses);
 	fflush(out);
 }
 
@@ -153,20 +154,22 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t a = h ? (uint64_t)(uintptr_t)h : qemu_plugin_insn_vaddr(insn);
 		uint64_t first = a >> l1i.line_shift, end = (a + size - 1) >> l1i.line_shift;
 
-		qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
+		qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns,
+							   1);
 		if (first != last_line || end != last_line) {
-			uint64_t u = first != last_line ? first << l1i.line_shift | (end != first)
-							 : end << l1i.line_shift;
+			uint64_t u = first != last_line ? first << l1i.line_shift | (end != first) :
+							  end << l1i.line_shift;
 
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_fetch, QEMU_PLUGIN_CB_NO_REGS,
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_fetch,
+							       QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)u);
 			last_line = end;
 		}
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, NULL);
 		if (size == sizeof(marker) && !memcmp(qemu_plugin_insn_data(insn), marker, size))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS,
-							       NULL);
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+							       QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
 }
 
@@ -218,7 +221,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	int i;
 
 	if (info->system_emulation && info->system.smp_vcpus != 1) {
-		fprintf(stderr, "cachesim: one vCPU only (-smp 1), not %d\n", info->system.smp_vcpus);
+		fprintf(stderr, "cachesim: one vCPU only (-smp 1), not %d\n",
+			info->system.smp_vcpus);
 		return -1;
 	}
 	if (!cache_init(&l1i, "32768:8:64") || !cache_init(&l1d, "32768:8:64") ||
@@ -245,7 +249,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			return -1;
 		}
 		if (!cache_init(c, strchr(a, '=') + 1)) {
-			fprintf(stderr, "cachesim: bad cache '%s' (SIZE:WAYS:LINE, powers of two)\n", a);
+			fprintf(stderr,
+				"cachesim: bad cache '%s' (SIZE:WAYS:LINE, powers of two)\n", a);
 			return -1;
 		}
 	}

@@ -40,7 +40,8 @@
 #define CALIB_LOOPS 100000UL
 #define CALIB_INSNS (2 * CALIB_LOOPS + 1)
 
-#define USAGE " -t syscall|pipe|ctxsw|fork|exec|open|mmap|unix|tcp|calib|mark [-d DIR] [-p PAGES] [-x]"
+#define USAGE                                                                                      \
+	" -t syscall|pipe|ctxsw|fork|exec|open|mmap|unix|tcp|calib|mark [-d DIR] [-p PAGES] [-x]"
 
 struct opts {
 	const char *dir;
@@ -233,7 +234,8 @@ static void t_mmap(struct wl *w, const struct opts *o)
 
 	wl_start(w);
 	for (i = 0; i < w->ops; i++) {
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
 
 		if (p == MAP_FAILED)
 			wl_die(w, "mmap");

@@ -19,6 +19,7 @@
 # shellcheck disable=SC2016
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 # The program. main.c and lib/work.c each have a static helper() with
 # another body (one name, two definitions); lib/util.h has a static inline
@@ -453,6 +454,121 @@ prof_of() {
     run kpgo afdo --gcov "$W/bin/chatty" -o "$W/out.txt" "$W/p.kpgo"
     assert_success
     assert_line "kpgo: warning: gcov printed 1 message, the first: x.gcno:no lines for 'f'"
+}
+
+@test "--summary hands kpgo report the summary as data; the report's head says what afdo said" {
+    fake_gcov chatty '' 'echo "x.gcno:no lines for '"'"'f'"'"'" >&2; exec "$REAL" "$@"'
+    run --separate-stderr kpgo afdo --gcov "$W/bin/chatty" -o "$W/out.txt" --defs "$W/defs" \
+        --summary "$W/sum.json" "$W/p.kpgo"
+    assert_success
+    # shellcheck disable=SC2154 # run --separate-stderr sets it
+    said=$stderr
+    # The --json document, and the sha256 of what it names.
+    [ "$(kpgo afdo -q --gcov "$W/bin/chatty" --json -o "$W/out2.txt" --defs "$W/defs2" "$W/p.kpgo" |
+        sed "s|$W/out2.txt|$W/out.txt|; s|$W/defs2|$W/defs|")" = "$(cat "$W/sum.json")" ]
+    run python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["output_sha256"], d["gcov_messages"], d["gcov_first_message"], d["functions"])
+' "$W/sum.json"
+    assert_output "$(sha256sum <"$W/out.txt" | cut -d' ' -f1) 1 x.gcno:no lines for 'f' 5"
+    # Its lines in the report's head, after the --header lines, as kpgo afdo
+    # printed them (without "kpgo: ").
+    mkdir -p "$W/obj"
+    printf '  CC      main.o\n' >"$W/build.log"
+    run kpgo report -q --afdo "$W/out.txt" --afdo-summary "$W/sum.json" -t "$W/obj" \
+        -l "$W/build.log" --min-applied 0 -H 'build seconds: 9'
+    assert_success
+    [ "$(sed -n '3,/^sample profile:/p' <<<"$output" | sed '$d')" = "build seconds: 9
+${said//kpgo: warning: /warning: }" ] || { echo "$said"; echo "$output" | head; false; }
+    # A summary of another sample profile is refused.
+    echo 'other:1:1' >"$W/other.txt"
+    echo ' 0: 1' >>"$W/other.txt"
+    run kpgo report -q --afdo "$W/other.txt" --afdo-summary "$W/sum.json" -t "$W/obj" \
+        -l "$W/build.log" --min-applied 0 -o "$W/r"
+    assert_failure 1
+    assert_output --regexp "^kpgo: '$W/sum.json': it is the summary of another sample profile \('$W/out.txt', sha256 [0-9a-f]{16}\.\.\.\), not of '$W/other.txt'$"
+    [ ! -e "$W/r" ]
+    # Not JSON, or JSON that is not a summary: one line, nothing written.
+    run kpgo report -q --afdo "$W/out.txt" --afdo-summary "$W/defs" -t "$W/obj" -l "$W/build.log" -o "$W/r"
+    assert_failure 1
+    assert_output --partial "kpgo: cannot read '$W/defs': "
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["gcov_first_message"] = "a\x1b[2Jb"
+json.dump(d, open(sys.argv[2], "w"))
+d["gcov_first_message"] = ""
+del d["functions"]
+json.dump(d, open(sys.argv[3], "w"))
+' "$W/sum.json" "$W/esc.json" "$W/short.json"
+    run kpgo report -q --afdo "$W/out.txt" --afdo-summary "$W/esc.json" -t "$W/obj" -l "$W/build.log" -o "$W/r"
+    assert_failure 1
+    assert_output "kpgo: cannot read '$W/esc.json': not a summary of kpgo afdo: 'gcov_first_message' has control characters or is not UTF-8"
+    run kpgo report -q --afdo "$W/out.txt" --afdo-summary "$W/short.json" -t "$W/obj" -l "$W/build.log" -o "$W/r"
+    assert_failure 1
+    assert_output "kpgo: cannot read '$W/short.json': not a summary of kpgo afdo: 'functions' is missing"
+    [ ! -e "$W/r" ]
+    run kpgo report --profile "$W/p.kpgo" --afdo-summary "$W/sum.json" -t "$W/obj" -l "$W/build.log"
+    assert_failure 2
+}
+
+@test "--summary is written only when the conversion succeeds, and not over another output" {
+    echo old >"$W/sum.json"
+    fake_gcov cut '' '"$REAL" "$@" | head -c 300'
+    run kpgo afdo --gcov "$W/bin/cut" -o "$W/out.txt" --summary "$W/sum.json" "$W/p.kpgo"
+    assert_failure 1
+    [ "$(cat "$W/sum.json")" = old ]
+    run kpgo afdo -o "$W/out.txt" --summary "$W/out.txt" "$W/p.kpgo"
+    assert_failure 2
+    assert_line --index 0 "kpgo afdo: --summary and -o name the same file"
+    run kpgo afdo -o "$W/out.txt" --defs "$W/d" --summary "$W/d" "$W/p.kpgo"
+    assert_failure 2
+    assert_line --index 0 "kpgo afdo: --summary and --defs name the same file"
+}
+
+@test "--list-objects: the objects afdo reads besides the .gcno files, from their symbols" {
+    # extra.o defines only strong functions: not needed; scripts/ is the host's.
+    printf 'int extra(int x)\n{\n\treturn x + 2;\n}\n' >"$B/extra.c"
+    mkdir -p "$B/scripts"
+    printf '__attribute__((weak)) int pick(int x)\n{\n\treturn x;\n}\n' >"$B/scripts/host.c"
+    (cd "$B" && for f in extra scripts/host; do
+        gcc-12 -O2 -fprofile-arcs -ftest-coverage -c "$f.c" -o "$f.o" || exit 1
+    done)
+    # An object with a strong pick but no .gcno is not looked at.
+    printf 'int pick(int x)\n{\n\treturn -x;\n}\n' >"$B/plain.c"
+    (cd "$B" && gcc-12 -O2 -c plain.c -o plain.o)
+    run kpgo afdo --list-objects --objtree "$B"
+    assert_success
+    # lib/work.c's weak pick and main.c's strong one.
+    assert_output "$(printf '%s\n' lib/work.o main.o)"
+    run kpgo afdo --list-objects --objtree "$B" -z
+    assert_success
+    [ "$(kpgo afdo --list-objects --objtree "$B" -z | tr '\0' '\n')" = "$(printf '%s\n' lib/work.o main.o)" ]
+    # The .gcno files and those objects convert as the whole tree does.
+    kpgo afdo -q -o "$W/tree.txt" --defs "$W/tree.defs" "$W/p.kpgo"
+    (cd "$B" && { find . -path ./scripts -prune -o -name '*.gcno' -print; kpgo afdo --list-objects --objtree .; } |
+        cpio -pd --quiet "$W/copy")
+    kpgo afdo -q --objtree "$W/copy" -o "$W/copy.txt" --defs "$W/copy.defs" "$W/p.kpgo"
+    cmp "$W/tree.txt" "$W/copy.txt"
+    cmp "$W/tree.defs" "$W/copy.defs"
+    # An object that is no ELF, or a link, is no definition.
+    echo garbage >"$B/extra.o"
+    ln -sf main.o "$B/lib/work.o"
+    run kpgo afdo --list-objects --objtree "$B"
+    assert_success
+    assert_output ""
+    run kpgo afdo --list-objects --objtree "$W/nowhere"
+    assert_failure 1
+    assert_output "kpgo: cannot open '$W/nowhere': No such file or directory"
+    run kpgo afdo --list-objects
+    assert_failure 2
+    run kpgo afdo --list-objects --objtree "$B" "$W/p.kpgo"
+    assert_failure 2
+    run kpgo afdo --list-objects --objtree "$B" -o "$W/out.txt"
+    assert_failure 2
+    run kpgo afdo -z -o "$W/out.txt" "$W/p.kpgo"
+    assert_failure 2
 }
 
 @test "afdo usage errors" {

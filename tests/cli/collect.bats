@@ -163,7 +163,7 @@ assert d["hottest_functions"][0]["count"] >= d["hottest_functions"][-1]["count"]
         gcc-11 -O2 -fprofile-arcs -ftest-coverage -c $f.c -o $f.o || exit 1
     done && gcc-11 -fprofile-arcs main.o a.o b.o -o prog && ./prog 4) || true
     mkdir -p "$W/g11$W/b11"
-    "$KPGO_TESTS_BIN/kstyle" "$W/b11/main.gcda" "$W/g11$W/b11/main.gcda"
+    "$KPGO_TESTS_BIN/gcda-to-kernel" "$W/b11/main.gcda" "$W/g11$W/b11/main.gcda"
     run kpgo collect --gcov-dir "$W/g11" -o "$W/p11.kpgo"
     assert_success
     run manifest "$W/p11.kpgo"

@@ -6,7 +6,7 @@
 # The fixture (tests/fixtures/prog) is built with the kernel's gcov options and
 # run once; GCC's own runtime writes a .gcda per object.  Compiling the objects
 # again with `-O2 $(kpgo flags)` and those files in place gives the reference
-# code.  The same counts then take the kernel's road: kstyle rewrites each file
+# code.  The same counts then take the kernel's road: gcda-to-kernel rewrites each file
 # as /sys/kernel/debug/gcov serves it (no summary), `kpgo collect` reads that
 # tree, `kpgo stage` writes the profile back, and the objects are compiled again
 # in the same directory (GCC checks the source file names).  The code must be
@@ -20,7 +20,7 @@ load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
 KPGO=${KPGO:-$BATS_TEST_DIRNAME/../../build/kpgo}
-KSTYLE=${KSTYLE:-$BATS_TEST_DIRNAME/../../build/tests/kstyle}
+GCDA_TO_KERNEL=${GCDA_TO_KERNEL:-$BATS_TEST_DIRNAME/../../build/tests/gcda-to-kernel}
 FIXTURE=$BATS_TEST_DIRNAME/../fixtures/prog
 OBJS=(main lib/hash lib/sort lib/vm)
 # Large enough that sort.c's counts stay below the whole program's hot
@@ -28,7 +28,7 @@ OBJS=(main lib/hash lib/sort lib/vm)
 WORKLOAD=1000000
 
 setup() {
-    [ -x "$KSTYLE" ] || fail "kstyle not built: '$KSTYLE' (run make)"
+    [ -x "$GCDA_TO_KERNEL" ] || fail "gcda-to-kernel not built: '$GCDA_TO_KERNEL' (run make)"
     # Physical path: GCC mangles getpwd() into the names -fprofile-use=DIR reads.
     T=$(cd "$BATS_TEST_TMPDIR" && pwd -P)
     B=$T/build
@@ -124,7 +124,7 @@ kernel_files() {
 
     for o in "${OBJS[@]}"; do
         mkdir -p "$T/kernel/$(dirname "$o")"
-        "$KSTYLE" "$T/runtime/$o.gcda" "$T/kernel/$o.gcda" || fail "kstyle failed on '$o.gcda'"
+        "$GCDA_TO_KERNEL" "$T/runtime/$o.gcda" "$T/kernel/$o.gcda" || fail "gcda-to-kernel failed on '$o.gcda'"
     done
 }
 
@@ -189,7 +189,7 @@ mangled() {
     printf '%s/%s.gcda\n' "$1" "${p//\//#}"
 }
 
-@test "kstyle rewrites a GCC 12 runtime file as the kernel serves it" {
+@test "gcda-to-kernel rewrites a GCC 12 runtime file as the kernel serves it" {
     local o
 
     prepare
@@ -204,11 +204,11 @@ mangled() {
         fi
         # Same functions and counts, in the same order.
         diff -u <(records "$T/runtime/$o.gcda") <(records "$T/kernel/$o.gcda") ||
-            fail "kstyle changed the records of '$o.gcda'"
+            fail "gcda-to-kernel changed the records of '$o.gcda'"
     done
 }
 
-@test "kstyle handles the GCC 9-11 layout (lengths in words)" {
+@test "gcda-to-kernel handles the GCC 9-11 layout (lengths in words)" {
     local in=$T/in.gcda out=$T/out.gcda
 
     # GCC 11.2 ("B12*"): summary, one function with all-zero counters written
@@ -222,7 +222,7 @@ mangled() {
         printf '\x00\x00\xa1\x01\x02\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00'
         printf '\x00\x00\x00\x00'
     } >"$in"
-    run "$KSTYLE" "$in" "$out"
+    run "$GCDA_TO_KERNEL" "$in" "$out"
     assert_success
     run od -An -v -tx4 -w4 "$out"
     assert_output "$(printf ' %s\n' 67636461 4231322a 04030201 \
@@ -232,17 +232,17 @@ mangled() {
         01a10000 00000002 00000007 00000000)"
 }
 
-@test "kstyle refuses files it does not understand" {
+@test "gcda-to-kernel refuses files it does not understand" {
     prepare
     kernel_files
-    run "$KSTYLE" "$T/kernel/main.gcda" "$T/again.gcda"
+    run "$GCDA_TO_KERNEL" "$T/kernel/main.gcda" "$T/again.gcda"
     assert_failure 1
     assert_output --partial 'no OBJECT_SUMMARY'
     head -c 30 "$T/runtime/main.gcda" >"$T/short.gcda"
-    run "$KSTYLE" "$T/short.gcda" "$T/out.gcda"
+    run "$GCDA_TO_KERNEL" "$T/short.gcda" "$T/out.gcda"
     assert_failure 1
     assert_output --partial 'truncated'
-    run "$KSTYLE" "$T/runtime/main.gcda"
+    run "$GCDA_TO_KERNEL" "$T/runtime/main.gcda"
     assert_failure 2
 }
 

@@ -69,14 +69,14 @@ run_program() {
 
 # gcov_tree DIR GCOVDIR: lays out DIR's .gcda files as the kernel's debugfs
 # does: GCOVDIR/<absolute object directory>/<obj>.gcda, in the kernel's own
-# form (no summary, checksum 0), converted by the kstyle test tool.
+# form (no summary, checksum 0), converted by the gcda-to-kernel test tool.
 gcov_tree() {
     local dir src rel
     dir=$(cd "$1" && pwd)
     while IFS= read -r src; do
         rel=${src#"$dir"/}
         mkdir -p "$2$dir/$(dirname "$rel")"
-        "$KPGO_TESTS_BIN/kstyle" "$src" "$2$dir/$rel" || return 1
+        "$KPGO_TESTS_BIN/gcda-to-kernel" "$src" "$2$dir/$rel" || return 1
         ln -sf "$dir/${rel%.gcda}.gcno" "$2$dir/${rel%.gcda}.gcno"
     done < <(find "$dir" -name '*.gcda' | sort)
 }

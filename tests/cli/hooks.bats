@@ -206,9 +206,6 @@ Try 'kpgo-kbuild --help'."
     [[ $stderr == *"--toolchain clang needs --cc clang or clang-N, not 'gcc-12'"* ]]
     kb --flavour baseline --toolchain clang --cc clang-x
     [ "$status" -eq 2 ]
-    kb --flavour pgo --profile /dev/null --gcno "$W"
-    [ "$status" -eq 2 ]
-    [[ $stderr == *"--gcno is for --toolchain clang"* ]]
     kb --flavour baseline --toolchain clang --gcno "$W"
     [ "$status" -eq 2 ]
     [[ $stderr == *"--gcno is for the pgo flavour"* ]]

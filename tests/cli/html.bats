@@ -30,13 +30,13 @@ pgo_report() {
     cp "$BUILD/main.c" "$BUILD/lib/a.c" "$obj/" && mv "$obj/a.c" "$obj/lib/"
     cp "$W/src2/lib/b.c" "$obj/lib/b.c"
     echo 'int new_fn(void) { return 1; }' >"$obj/extra/new.c"
-    kpgo stage --cc gcc -q --objtree "$obj" --report "$W/stage.txt" "$W/p.kpgo"
+    kpgo stage --cc gcc -q --objtree "$obj" --summary "$W/stage.json" "$W/p.kpgo"
     read -ra flags <<<"$(kpgo flags)"
     (cd "$obj" && for f in main lib/a lib/b extra/new; do
         echo "  CC      $f.o"
         gcc -O2 "${flags[@]}" -Wmissing-profile -c "$f.c" -o "$f.o" 2>&1 || exit 1
     done) >"$W/build.log"
-    kpgo report -q -p "$W/p.kpgo" -t "$obj" -l "$W/build.log" -s "$W/stage.txt" \
+    kpgo report -q -p "$W/p.kpgo" -t "$obj" -l "$W/build.log" -s "$W/stage.json" \
         --min-applied 0 -o "$1"
 }
 

@@ -39,7 +39,7 @@ value() {
     assert_line KPGO_BUILT_USING_SOURCE=linux
     assert_line KPGO_REL_INSTR=6.1.192-3-pgo-instr
     assert_line KPGO_REL_PGO=
-    assert_line KPGO_DEB_VERSION_INSTR=6.1.192-3+kpgo$("$KPGO" --version | awk '{ print $NF }')
+    assert_line "KPGO_DEB_VERSION_INSTR=6.1.192-3+kpgo$("$KPGO" --version | awk '{ print $NF }')"
     assert_line "KPGO_CONFIG_FILE=$W/kconfig/small.config"
     assert_line KPGO_PROFILE=
 }

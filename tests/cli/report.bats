@@ -2,6 +2,9 @@
 # kpgo report: how much of a profile an optimized build applied, from the
 # profile, the object tree and GCC's warnings in the build log.
 
+# bats' run sets $output and $lines, which the tests read after it.
+# shellcheck disable=SC2030,SC2031
+
 load helpers
 bats_require_minimum_version 1.5.0
 
@@ -127,7 +130,7 @@ kpgo: only 0.0% of the profile's functions applied (at least 50% required); see 
     cp "$W/src2/lib/b.c" "$OBJ/lib/b.c"                     # b_work's control flow changes
     echo 'int new_fn(void) { return 1; }' >"$OBJ/extra/new.c"
     rm -f "$OBJ"/*.o "$OBJ"/lib/*.o
-    run kpgo stage --cc gcc -q --objtree "$OBJ" --report "$W/stage.txt" "$W/p.kpgo"
+    run kpgo stage --cc gcc -q --objtree "$OBJ" --summary "$W/stage.json" "$W/p.kpgo"
     assert_success
     read -ra flags <<<"$(kpgo flags)"
     # As kbuild prints it with --output-sync, in GCC's UTF-8 quotes.
@@ -138,7 +141,7 @@ kpgo: only 0.0% of the profile's functions applied (at least 50% required); see 
     grep -q $'\xe2\x80\x98' "$W/build.log"
     STAGED=3 WEIGHTED=$(weighted)
     run --separate-stderr kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" \
-        -s "$W/stage.txt" --min-applied 33 -o "$W/report"
+        -s "$W/stage.json" --min-applied 33 -o "$W/report"
     assert_success
     [ "$stderr" = "$(counts '3 (100.0%)' 0 1 1 '2 (66.7%)' '1 (33.3%)' 1 1 0 33 \
         "ok: 33.3% of the profile's functions applied, at least 33% required")" ] ||
@@ -192,8 +195,9 @@ kpgo: only 0.0% of the profile's functions applied (at least 50% required); see 
     synthetic_log ascii >"$W/build.log"
     mkdir -p "$OBJ/include/config"
     echo 6.1.0-99-pgo >"$OBJ/include/config/kernel.release"
-    kpgo stage --cc none -q --objtree "$OBJ" --report "$W/stage.txt" "$W/p.kpgo"
-    run kpgo report -q -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/stage.txt" \
+    kpgo stage --cc none -q --objtree "$OBJ" --report "$W/stage.txt" --summary "$W/stage.json" \
+        "$W/p.kpgo"
+    run kpgo report -q -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/stage.json" \
         --header 'build seconds: 85' --header 'source file names: relative' --min-applied 0
     assert_success
     assert_line --index 0 "kpgo profile report for kernel 6.1.0-99-pgo"
@@ -215,6 +219,47 @@ kpgo: only 0.0% of the profile's functions applied (at least 50% required); see 
     assert_failure 2
     run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" --header $'a: b\nc: d'
     assert_failure 2
+}
+
+@test "--stage-summary: kpgo stage's data, of this profile; the report says what stage said" {
+    synthetic_log ascii >"$W/build.log"
+    kpgo stage --cc none -q --objtree "$OBJ" --report "$W/stage.txt" --summary "$W/stage.json" \
+        "$W/p.kpgo"
+    # The data the report reads is what --json prints.
+    [ "$(kpgo stage --cc none --json --objtree "$OBJ" "$W/p.kpgo")" = "$(cat "$W/stage.json")" ]
+    run kpgo report --json -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/stage.json" \
+        --min-applied 0
+    assert_success
+    python3 -c 'import json, sys; assert json.loads(sys.argv[1])["objects_staged"] == 3' "$output"
+    run kpgo report --json -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" --min-applied 0
+    python3 -c 'import json, sys; assert json.loads(sys.argv[1])["objects_staged"] is None' "$output"
+    # The summary of another profile is refused, and nothing is written.
+    kpgo merge -q -o "$W/q.kpgo" "$W/p.kpgo" "$W/p.kpgo"
+    kpgo stage --cc none -q --objtree "$OBJ" --summary "$W/q.json" "$W/q.kpgo"
+    run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/q.json" -o "$W/r"
+    assert_failure 1
+    assert_output --regexp "^kpgo: '$W/q.json': it is the stage summary of another profile \('$W/q.kpgo', payload sha256 [0-9a-f]{16}\.\.\.\), not of '$W/p.kpgo'$"
+    [ ! -e "$W/r" ]
+    # The human report, or anything else that is not the summary, is refused.
+    run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/stage.txt" -o "$W/r"
+    assert_failure 1
+    assert_output --partial "kpgo: cannot read '$W/stage.txt': "
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["staged"] = -1
+json.dump(d, open(sys.argv[2], "w"))
+d["staged"] = 3
+d["missing_from_tree"] = ["a\nb"]
+json.dump(d, open(sys.argv[3], "w"))
+' "$W/stage.json" "$W/neg.json" "$W/ctl.json"
+    run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/neg.json"
+    assert_failure 1
+    assert_output "kpgo: cannot read '$W/neg.json': not a summary of kpgo stage: 'staged' is not a count (an integer, 0 or more)"
+    run kpgo report -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" -s "$W/ctl.json"
+    assert_failure 1
+    assert_output "kpgo: cannot read '$W/ctl.json': not a summary of kpgo stage: 'missing_from_tree' item 1 is not text"
+    [ ! -e "$W/r" ]
 }
 
 @test "--json prints the counts, and the report goes only to -o" {
@@ -342,6 +387,6 @@ refused() {
     run kpgo report -q -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" --min-applied 0 -o "$W/out/report"
     assert_success
     grep -q '^verdict: ok' "$W/out/report"
-    [ "$(ls -A "$W/out" | tr '\n' ' ')" = "link report " ]
+    [ "$(find "$W/out" -mindepth 1 -printf '%f ' | tr ' ' '\n' | sort | tr '\n' ' ')" = "link report " ]
     [ "$(stat -c %a "$W/out/report")" = 644 ]
 }

@@ -149,8 +149,47 @@ first_counters() {
     run kpgo flags --no-partial-training
     assert_success
     assert_output "-fprofile-use -fprofile-correction -Wno-error=coverage-mismatch -Wno-error=missing-profile"
-    run kpgo flags --compiler clang
-    assert_failure 1
     run kpgo flags --profile-dir "a b"
     assert_failure 2
+    run kpgo flags --ld
+    assert_success
+    assert_output ""
+}
+
+@test "flags --compiler clang: the sample profile's flags, for the compiler and the linker" {
+    run kpgo flags --compiler clang --sample-profile /b/kpgo.afdo
+    assert_success
+    assert_output "-fprofile-sample-use=/b/kpgo.afdo -gline-tables-only -mllvm -sample-profile-check-record-coverage=101 -mllvm -sample-profile-check-sample-coverage=101"
+    run kpgo flags --compiler clang --sample-profile /b/kpgo.afdo --make
+    assert_output "KCFLAGS=-fprofile-sample-use=/b/kpgo.afdo -gline-tables-only -mllvm -sample-profile-check-record-coverage=101 -mllvm -sample-profile-check-sample-coverage=101"
+    run kpgo flags --compiler clang --sample-profile /b/kpgo.afdo --ld
+    assert_output "--lto-sample-profile=/b/kpgo.afdo"
+    run kpgo flags --compiler clang --sample-profile /b/kpgo.afdo --json
+    assert_success
+    python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["compiler"] == "clang", d
+assert d["cflags"].split()[:2] == ["-fprofile-sample-use=/b/kpgo.afdo", "-gline-tables-only"], d
+assert d["ldflags"] == "--lto-sample-profile=/b/kpgo.afdo", d
+' "$output"
+    run kpgo flags --json
+    python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d == {"compiler": "gcc", "cflags": sys.argv[2], "ldflags": ""}, d
+' "$output" "$(kpgo flags)"
+    # What each toolchain cannot take, and paths that are not one make word.
+    for args in "--compiler clang" "--compiler clang --sample-profile /p --profile-dir /d" \
+        "--compiler clang --sample-profile /p --partial-training" "--sample-profile /p" \
+        "--compiler icc" "--compiler clang --sample-profile /p --ld --make" "--ld --json"; do
+        read -ra words <<<"$args"
+        run kpgo flags "${words[@]}"
+        assert_failure 2
+    done
+    for p in "a b" "a'b" 'a"b' 'a\b' "a\$b" "" $'a\tb'; do
+        run kpgo flags --compiler clang --sample-profile "$p"
+        assert_failure 2
+        assert_line --index 0 --partial "the sample profile must not be empty nor contain"
+    done
 }

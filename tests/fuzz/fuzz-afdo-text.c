@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rb = parse_log(data, size, size ? data[0] % (size + 1) : 0, &b);
 	check(r == rb && (!r || r == -EBADMSG));
 	if (!r) {
-		check(a.n == b.n && a.lines == b.lines && a.cc_lines == b.cc_lines &&
+		check(a.n == b.n && a.in.lines == b.in.lines && a.cc_lines == b.cc_lines &&
 		      a.malformed == b.malformed && a.repeats == b.repeats);
 		check(a.n + a.repeats <= a.records_warnings + a.samples_warnings);
 		for (i = 0; i < a.n; i++) {
@@ -107,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      s->records_applied == b.sites[i].records_applied);
 			check(s->line && s->ordinal && (s->has_records || s->has_samples));
 			check(s->records_applied <= s->records && s->samples_applied <= s->samples);
-			check(!i || strcmp(a.sites[i - 1].file, s->file) || a.sites[i - 1].line != s->line ||
+			check(!i || strcmp(a.sites[i - 1].file, s->file) ||
+			      a.sites[i - 1].line != s->line ||
 			      a.sites[i - 1].ordinal != s->ordinal);
 		}
 	}

@@ -56,12 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(ra == rb);
 	check(!ra || ra == -EBADMSG);
 	if (!ra) {
-		check(a.n == b.n && a.cc_lines == b.cc_lines && a.lines == b.lines &&
-		      a.long_lines == b.long_lines);
+		check(a.n == b.n && a.cc_lines == b.cc_lines && a.in.lines == b.in.lines &&
+		      a.in.long_lines == b.in.long_lines);
 		for (i = 0; i < a.n; i++) {
 			check(a.w[i].kind == b.w[i].kind && !strcmp(a.w[i].obj, b.w[i].obj) &&
-			      !strcmp(a.w[i].where, b.w[i].where) && !strcmp(a.w[i].fn, b.w[i].fn) &&
-			      !strcmp(a.w[i].msg, b.w[i].msg));
+			      !strcmp(a.w[i].where, b.w[i].where) &&
+			      !strcmp(a.w[i].fn, b.w[i].fn) && !strcmp(a.w[i].msg, b.w[i].msg));
 			check(clean(a.w[i].obj) && clean(a.w[i].where) && clean(a.w[i].fn) &&
 			      clean(a.w[i].msg));
 			check(a.w[i].kind < KPGO_WARN_KINDS);

@@ -48,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(kpgo_manifest_parse(out.buf, out.len, &m2, &err) == 0);
 		check(m2.n == m.n);
 		for (i = 0; i < m.n; i++)
-			check(!strcmp(m.e[i].key, m2.e[i].key) && !strcmp(m.e[i].value, m2.e[i].value));
+			check(!strcmp(m.e[i].key, m2.e[i].key) &&
+			      !strcmp(m.e[i].value, m2.e[i].value));
 		check(kpgo_manifest_format(&m2, &again) == 0);
 		check(again.len == out.len && !memcmp(again.buf, out.buf, out.len));
 		kpgo_manifest_release(&m2);

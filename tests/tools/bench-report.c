@@ -164,7 +164,8 @@ static const struct {
 	{ "cache-l1d", "L1 data cache misses per operation (cache model)", "L1d misses" },
 	{ "cache-l2", "L2 cache misses per operation (cache model)", "L2 misses" },
 	{ "cache-cycles", "Modelled cycles per operation (cache model)", "modelled cycles" },
-	{ "ctxsw", "Context switches per operation (the whole guest's, /proc/stat)", "context switches" },
+	{ "ctxsw", "Context switches per operation (the whole guest's, /proc/stat)",
+	  "context switches" },
 };
 
 static const char *cache_label(const char *mode)
@@ -207,8 +208,8 @@ static void parse_row(char **f, size_t lineno)
 	if (!is_name(f[7]))
 		die("'%s' line %zu: bad accel '%s'", input_name, lineno, f[7]);
 	if (strcmp(f[0], "wall") && strcmp(f[0], "icount") && !cache_label(f[0]))
-		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", input_name, lineno,
-		    f[0]);
+		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", input_name,
+		    lineno, f[0]);
 	if (kpgo_parse_u64(f[1], &round) || round == 0 || round > 1000000)
 		die("'%s' line %zu: bad round '%s'", input_name, lineno, f[1]);
 	if (kpgo_parse_u64(f[5], &r.ops) || r.ops == 0)
@@ -286,8 +287,8 @@ static void free_rows(void)
 /* --- grouping and statistics ---------------------------------------------- */
 
 /* The distinct values of a field in first-seen order (restricted by @match). */
-static void distinct(struct kpgo_strlist *l, size_t field_off, bool (*match)(const struct row *, const void *),
-		     const void *arg)
+static void distinct(struct kpgo_strlist *l, size_t field_off,
+		     bool (*match)(const struct row *, const void *), const void *arg)
 {
 	size_t i, j;
 
@@ -449,29 +450,32 @@ static const char *accel_of(const char *mode)
 static void md_mode_intro(struct strbuf *sb, const char *mode, size_t rounds)
 {
 	if (!strcmp(mode, "ctxsw")) {
-		out(sb, "%s while the program ran (its start and exit included), from the "
-			"icount boots: where two kernels differ here, they scheduled the program "
-			"differently, and its instruction counts differ for that reason too. Cells: "
-			"median [min–max] of %zu boots per kernel; ratio: baseline / kernel.\n\n",
+		out(sb,
+		    "%s while the program ran (its start and exit included), from the "
+		    "icount boots: where two kernels differ here, they scheduled the program "
+		    "differently, and its instruction counts differ for that reason too. Cells: "
+		    "median [min–max] of %zu boots per kernel; ratio: baseline / kernel.\n\n",
 		    cache_label(mode), rounds);
 		return;
 	}
 	if (cache_label(mode)) {
-		out(sb, "%s, of the measured loops only: each program ran at two operation "
-			"counts, and the counts are the difference of the two runs over the "
-			"difference of their operations. QEMU TCG with -icount and the cache-model "
-			"plugin (tests/bench/cachesim.c); lower is better. Cells: median [min–max] "
-			"of %zu boots per kernel. Ratio: baseline's median / the kernel's, above 1 "
-			"means fewer than baseline (in brackets: the change).\n\n",
+		out(sb,
+		    "%s, of the measured loops only: each program ran at two operation "
+		    "counts, and the counts are the difference of the two runs over the "
+		    "difference of their operations. QEMU TCG with -icount and the cache-model "
+		    "plugin (tests/bench/cachesim.c); lower is better. Cells: median [min–max] "
+		    "of %zu boots per kernel. Ratio: baseline's median / the kernel's, above 1 "
+		    "means fewer than baseline (in brackets: the change).\n\n",
 		    cache_label(mode), rounds);
 		return;
 	}
 	if (!strcmp(mode, "icount")) {
-		out(sb, "Guest instructions per operation, user and kernel, counted by QEMU "
-			"(`-accel tcg -icount shift=0,sleep=off`: the guest's clock advances 1 ns "
-			"per instruction); lower is better. Cells: median [min–max] of %zu boots "
-			"per kernel. Ratio: baseline's median / the kernel's, above 1 means fewer "
-			"instructions than baseline (in brackets: the change in instructions).\n\n",
+		out(sb,
+		    "Guest instructions per operation, user and kernel, counted by QEMU "
+		    "(`-accel tcg -icount shift=0,sleep=off`: the guest's clock advances 1 ns "
+		    "per instruction); lower is better. Cells: median [min–max] of %zu boots "
+		    "per kernel. Ratio: baseline's median / the kernel's, above 1 means fewer "
+		    "instructions than baseline (in brackets: the change in instructions).\n\n",
 		    rounds);
 		return;
 	}
@@ -479,11 +483,13 @@ static void md_mode_intro(struct strbuf *sb, const char *mode, size_t rounds)
 		out(sb, "Wall-clock operations per second under KVM (the host's CPU, "
 			"virtualised), from the guest's CLOCK_MONOTONIC; higher is better. ");
 	else
-		out(sb, "Wall-clock operations per second under %s (emulated CPU; not "
-			"hardware speed), from the guest's CLOCK_MONOTONIC; higher is better. ",
+		out(sb,
+		    "Wall-clock operations per second under %s (emulated CPU; not "
+		    "hardware speed), from the guest's CLOCK_MONOTONIC; higher is better. ",
 		    !strcmp(accel_of(mode), "tcg") ? "TCG" : accel_of(mode));
-	out(sb, "Cells: median [min–max] of %zu boots per kernel. Ratio: the kernel's median "
-		"/ baseline's, above 1 means faster than baseline.\n\n",
+	out(sb,
+	    "Cells: median [min–max] of %zu boots per kernel. Ratio: the kernel's median "
+	    "/ baseline's, above 1 means faster than baseline.\n\n",
 	    rounds);
 }
 
@@ -590,9 +596,10 @@ static double md_calibration(struct strbuf *sb, uint64_t calib_insns)
 		out(sb, "]");
 		if (calib_insns) {
 			dev = (c.median / (double)calib_insns - 1) * 100;
-			out(sb, ", for a loop of %" PRIu64 " instructions per operation: %+.2f%% "
-				"(the rest: the guest's timer interrupts while it runs, and the "
-				"loop's own few instructions)",
+			out(sb,
+			    ", for a loop of %" PRIu64 " instructions per operation: %+.2f%% "
+			    "(the rest: the guest's timer interrupts while it runs, and the "
+			    "loop's own few instructions)",
 			    calib_insns, dev);
 		}
 		out(sb, ".\n\n");
@@ -604,8 +611,9 @@ static double md_calibration(struct strbuf *sb, uint64_t calib_insns)
 	if (w.n == 1 && calib_insns) {
 		k.workload = w.items[0];
 		c = summarize(&k);
-		out(sb, "The same loop in mode wall: %.0f million guest instructions per second "
-			"(median; %.0f–%.0f), the speed of the emulated or virtualised CPU.\n\n",
+		out(sb,
+		    "The same loop in mode wall: %.0f million guest instructions per second "
+		    "(median; %.0f–%.0f), the speed of the emulated or virtualised CPU.\n\n",
 		    c.median * (double)calib_insns / 1e6, c.min * (double)calib_insns / 1e6,
 		    c.max * (double)calib_insns / 1e6);
 	}
@@ -642,7 +650,8 @@ static void md_builds(struct strbuf *sb, const char *path)
 		if (lineno == 1)
 			ncols = cols;
 		else if (cols != ncols)
-			die("'%s' line %zu: %zu fields, the header has %zu", path, lineno, cols, ncols);
+			die("'%s' line %zu: %zu fields, the header has %zu", path, lineno, cols,
+			    ncols);
 		out(sb, "| ");
 		for (p = line; *p; p++)
 			out(sb, *p == '\t' ? " | " : "%c", *p);
@@ -715,8 +724,7 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 	size_t w, j, bar;
 
 #define Y(v) (top + (hi - (v)) / (hi - lo) * PLOT_H)
-	out(sb, "<text x=\"%d\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">", LEFT,
-	    y0 + 20);
+	out(sb, "<text x=\"%d\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">", LEFT, y0 + 20);
 	if (!strcmp(p->mode, "icount"))
 		out(sb, "Guest instructions per operation (QEMU -icount), %s mix: baseline / kernel",
 		    p->mix);
@@ -730,7 +738,8 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 	for (t = ceil(lo / step - 1e-9) * step; t <= hi + 1e-9; t += step) {
 		out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
 		    LEFT, Y(t), LEFT + group_w * (double)p->workloads.n, Y(t));
-		out(sb, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
+		out(sb,
+		    "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n",
 		    LEFT - 6, Y(t) + 4, t);
 	}
 	for (w = 0; w < p->workloads.n; w++) {
@@ -739,7 +748,8 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 		double gx = LEFT + group_w * (double)w + GROUP_GAP / 2.0;
 
 		for (j = 0, bar = 0; j < kernels->n; j++) {
-			struct key kk = { p->mode, p->mix, p->workloads.items[w], kernels->items[j] };
+			struct key kk = { p->mode, p->mix, p->workloads.items[w],
+					  kernels->items[j] };
 			struct cell c;
 			double r, rmin, rmax, x, ya, yb;
 
@@ -757,8 +767,9 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 					rmax = r;
 				ya = Y(r > 1 ? r : 1);
 				yb = Y(r > 1 ? 1 : r);
-				out(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
-					"fill=\"%s\"><title>",
+				out(sb,
+				    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
+				    "fill=\"%s\"><title>",
 				    x, ya, BAR_W - 2, yb - ya < 0.5 ? 0.5 : yb - ya,
 				    colors[bar % (sizeof(colors) / sizeof(colors[0]))]);
 				svg_text(sb, kernels->items[j]);
@@ -767,21 +778,30 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 				out(sb, ": %.3f (range %.3f–%.3f)</title></rect>\n", r,
 				    rmin < rmax ? rmin : rmax, rmin < rmax ? rmax : rmin);
 				/* the kernel's range over the rounds, against the baseline's median */
-				out(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-					"stroke=\"#333\"/>\n",
-				    x + (BAR_W - 2) / 2.0, Y(rmin < lo ? lo : rmin > hi ? hi : rmin),
-				    x + (BAR_W - 2) / 2.0, Y(rmax < lo ? lo : rmax > hi ? hi : rmax));
+				out(sb,
+				    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"#333\"/>\n",
+				    x + (BAR_W - 2) / 2.0,
+				    Y(rmin < lo ? lo :
+				      rmin > hi ? hi :
+						  rmin),
+				    x + (BAR_W - 2) / 2.0,
+				    Y(rmax < lo ? lo :
+				      rmax > hi ? hi :
+						  rmax));
 			}
 			bar++;
 		}
-		out(sb, "<text transform=\"translate(%.1f,%.1f) rotate(-50)\" font-size=\"11\" "
-			"text-anchor=\"end\">",
+		out(sb,
+		    "<text transform=\"translate(%.1f,%.1f) rotate(-50)\" font-size=\"11\" "
+		    "text-anchor=\"end\">",
 		    gx + group_w / 2 - GROUP_GAP / 2.0, top + PLOT_H + 14);
 		svg_text(sb, p->workloads.items[w]);
 		out(sb, "</text>\n");
 	}
-	out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
-		"stroke-width=\"1.5\"/>\n",
+	out(sb,
+	    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+	    "stroke-width=\"1.5\"/>\n",
 	    LEFT, Y(1.0), LEFT + group_w * (double)p->workloads.n, Y(1.0));
 	out(sb, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>\n", LEFT, top,
 	    LEFT, top + PLOT_H);
@@ -805,7 +825,8 @@ static void scale_of(const struct panel *panels, size_t np, const char *mode,
 		if (strcmp(panels[i].mode, mode))
 			continue;
 		for (j = 0; j < panels[i].workloads.n; j++) {
-			struct key kb = { mode, panels[i].mix, panels[i].workloads.items[j], baseline };
+			struct key kb = { mode, panels[i].mix, panels[i].workloads.items[j],
+					  baseline };
 			struct cell b = summarize(&kb);
 
 			for (m = 0; m < kernels->n && b.n; m++) {
@@ -849,8 +870,9 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 		width = MIN_WIDTH;
 	height = (double)np * (TOP_TITLE + PLOT_H + LABEL_H) + 10;
 	out(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	out(&sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		 "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n",
+	out(&sb,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	    "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n",
 	    width, height, width, height);
 	out(&sb, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	for (i = 0; i < np; i++) {
@@ -876,8 +898,8 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 	out(&sb, " = 1.0</text>\n");
 	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">above 1: better</text>\n",
 	    width - 140, 60 + 18 * (double)i);
-	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">line: min–max</text>\n",
-	    width - 140, 76 + 18 * (double)i);
+	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">line: min–max</text>\n", width - 140,
+	    76 + 18 * (double)i);
 	out(&sb, "</svg>\n");
 	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
 	if (r)
@@ -933,7 +955,8 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			if (kpgo_parse_u64(optarg, &calib_max) || calib_max > 100) {
-				fprintf(stderr, "bench-report: bad --calib-max-error '%s'\n", optarg);
+				fprintf(stderr, "bench-report: bad --calib-max-error '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -988,9 +1011,10 @@ int main(int argc, char **argv)
 			if (!strcmp(mixes.items[j], "calib"))
 				continue;
 			out(&md, "### %s, %s mix\n\n",
-			    cache_label(modes.items[i])	      ? cache_label(modes.items[i])
-			    : !strcmp(modes.items[i], "icount") ? "Instructions per operation (icount)"
-								: "Wall-clock throughput (wall)",
+			    cache_label(modes.items[i]) ? cache_label(modes.items[i]) :
+			    !strcmp(modes.items[i], "icount") ?
+							  "Instructions per operation (icount)" :
+							  "Wall-clock throughput (wall)",
 			    mixes.items[j]);
 			md_mode_intro(&md, modes.items[i], rounds);
 			md_table(&md, modes.items[i], mixes.items[j], &kernels, rounds);
@@ -1002,7 +1026,8 @@ int main(int argc, char **argv)
 			panels[np].mode = modes.items[i];
 			panels[np].mix = xstrdup(mixes.items[j]);
 			k.mix = mixes.items[j];
-			distinct(&panels[np].workloads, offsetof(struct row, workload), is_mode_mix, &k);
+			distinct(&panels[np].workloads, offsetof(struct row, workload), is_mode_mix,
+				 &k);
 			np++;
 		}
 	}

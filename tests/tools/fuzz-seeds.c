@@ -5,14 +5,16 @@
  * Usage: fuzz-seeds NAME DIR
  *
  * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
- * config, json, afdo-text, gcno). The
+ * config, json, afdo-text, gcno, elf). The
  * seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
  * checks.
  * Exit status: 0 written, 1 failure, 2 usage or unknown NAME.
  */
+#include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,9 +228,11 @@ static int seeds_buildlog(void)
 {
 	static const char log[] =
 		"  CC      kernel/fork.o\n"
-		"/src/kernel/fork.c: In function \xe2\x80\x98" "copy_process\xe2\x80\x99:\n"
+		"/src/kernel/fork.c: In function \xe2\x80\x98"
+		"copy_process\xe2\x80\x99:\n"
 		"/src/kernel/fork.c:10:5: warning: number of counters in profile data for function "
-		"\xe2\x80\x98" "copy_process\xe2\x80\x99 does not match its profile data "
+		"\xe2\x80\x98"
+		"copy_process\xe2\x80\x99 does not match its profile data "
 		"[-Wcoverage-mismatch]\n"
 		"/src/kernel/fork.c:11:5: warning: the control flow of function 'f' does not match "
 		"its profile data (counter 'arcs') [-Wcoverage-mismatch]\n"
@@ -298,8 +302,29 @@ static int seeds_json(void)
 	static const char values[] =
 		"[null, true, false, -0, 12.5e-3, \"\\u00e9\\ud83d\\ude00\\n\", {\"a\": [[]]}]";
 
+	static const char afdo_summary[] =
+		"{\n  \"output\": \"/b/kpgo-afdo.txt\",\n  \"output_sha256\": "
+		"\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\",\n"
+		"  \"defs\": null,\n  \"profile_objects\": 2,\n  \"objects\": 2,\n"
+		"  \"functions\": 5,\n  \"lines\": 17,\n  \"samples\": 9000,\n"
+		"  \"unexecuted\": 0,\n  \"ambiguous_names\": 1,\n  \"ambiguous_definitions\": 2,\n"
+		"  \"ambiguous_samples\": 30,\n  \"weak_names\": 1,\n  \"weak_definitions\": 1,\n"
+		"  \"merged_definitions\": 1,\n  \"merged_copies\": 1,\n  \"unplaced_lines\": 0,\n"
+		"  \"unplaced_samples\": 0,\n  \"far_lines\": 1,\n  \"negative_counts\": 0,\n"
+		"  \"gcov_messages\": 1,\n  \"gcov_first_message\": \"x.gcno:no lines\",\n"
+		"  \"without_gcno\": [],\n  \"other_build\": [\"a.gcda\"],\n"
+		"  \"ambiguous\": [\"helper (a.c:5, b.c:9)\"]\n}\n";
+	static const char stage_summary[] =
+		"{\"profile\": \"p.kpgo\", \"payload_sha256\": "
+		"\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\", "
+		"\"staged\": 3, \"runs\": 1, \"sum_max\": 1600, \"scale\": 1, "
+		"\"missing_from_tree\": [\"x.gcda\"], \"tree_without_profile\": [], "
+		"\"removed_stale\": [\"old.gcda\", \"b/old.gcda\"]}";
+
 	return write_seed("gcov.json", two, sizeof(two) - 1) ||
-	       write_seed("values.json", values, sizeof(values) - 1);
+	       write_seed("values.json", values, sizeof(values) - 1) ||
+	       write_seed("afdo-summary.json", afdo_summary, sizeof(afdo_summary) - 1) ||
+	       write_seed("stage-summary.json", stage_summary, sizeof(stage_summary) - 1);
 }
 
 /*
@@ -308,9 +333,8 @@ static int seeds_json(void)
  */
 static int seeds_afdo_text(void)
 {
-	static const char afdo[] =
-		"clamp:3100:3100\n 1: 1600\n 2: 1500\n"
-		"main:6404:1\n 0: 1\n 3: 1601\n 4: 1600\n 5: 100\n 7: 1500\n";
+	static const char afdo[] = "clamp:3100:3100\n 1: 1600\n 2: 1500\n"
+				   "main:6404:1\n 0: 1\n 3: 1601\n 4: 1600\n 5: 100\n 7: 1500\n";
 	static const char llvm[] =
 		"# comment\n\nfoo:2300:10\n 0: 10\n 1.2: 100 bar:60 baz:40\n 5: callee:1000\n"
 		"  0: 500\n  2: deeper:10\n   0: 10\n 6: 1990\n_Z3barv:0:0\n 65535.7: 0";
@@ -328,15 +352,14 @@ static int seeds_afdo_text(void)
 		"applied\n"
 		"ld.lld: warning: t.c:9: 1 of 6 available profile records (16%) were applied";
 
-	static const char defs[] =
-		"# kpgo afdo defs 1\n"
-		"clamp\tprofile\t../include/./util.h\t1\n"
-		"helper\tleft-out\t../kernel/a.c\t5\n"
-		"helper\tleft-out\t/src/dir name/b.c\t9\n"
-		"main\tprofile\tmain.c\t11\n"
-		"# a comment\n"
-		"pick\tprofile\tmain.c\t23\n"
-		"pick\tweak\t../kernel/sys_ni.c\t4294967295";
+	static const char defs[] = "# kpgo afdo defs 1\n"
+				   "clamp\tprofile\t../include/./util.h\t1\n"
+				   "helper\tleft-out\t../kernel/a.c\t5\n"
+				   "helper\tleft-out\t/src/dir name/b.c\t9\n"
+				   "main\tprofile\tmain.c\t11\n"
+				   "# a comment\n"
+				   "pick\tprofile\tmain.c\t23\n"
+				   "pick\tweak\t../kernel/sys_ni.c\t4294967295";
 
 	return write_seed("afdo.txt", afdo, sizeof(afdo) - 1) ||
 	       write_seed("llvm.txt", llvm, sizeof(llvm) - 1) ||
@@ -407,6 +430,54 @@ static int seeds_gcno(void)
 	return gcno_seed("gcc12.gcno", "B22*", false) || gcno_seed("gcc11.gcno", "B13*", true);
 }
 
+/* An object file's symbol table, as GCC writes one, and the kernel's notes. */
+static int seeds_elf(void)
+{
+	static const char strtab[] = "\0local\0strong\0weak_fn\0data";
+	struct {
+		Elf64_Ehdr eh;
+		Elf64_Sym syms[5];
+		char str[sizeof(strtab)];
+		Elf64_Shdr sh[3];
+	} im;
+	static const unsigned char notes[] = {
+		4,   0,	  0,   0, 8,	0,    0,    0,	  3, 0, 0, 0,
+		'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4,
+	};
+	static const struct {
+		unsigned name, bind, type;
+	} syms[] = { { 1, STB_LOCAL, STT_FUNC },
+		     { 7, STB_GLOBAL, STT_FUNC },
+		     { 14, STB_WEAK, STT_FUNC },
+		     { 22, STB_GLOBAL, STT_OBJECT } };
+	size_t i;
+
+	memset(&im, 0, sizeof(im));
+	memcpy(im.eh.e_ident, ELFMAG, SELFMAG);
+	im.eh.e_ident[EI_CLASS] = ELFCLASS64;
+	im.eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	im.eh.e_ident[EI_VERSION] = EV_CURRENT;
+	im.eh.e_type = ET_REL;
+	im.eh.e_shoff = offsetof(__typeof__(im), sh);
+	im.eh.e_shentsize = sizeof(Elf64_Shdr);
+	im.eh.e_shnum = 3;
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		im.syms[i + 1].st_name = syms[i].name;
+		im.syms[i + 1].st_info = ELF64_ST_INFO(syms[i].bind, syms[i].type);
+		im.syms[i + 1].st_shndx = 1;
+	}
+	memcpy(im.str, strtab, sizeof(strtab));
+	im.sh[1].sh_type = SHT_SYMTAB;
+	im.sh[1].sh_offset = offsetof(__typeof__(im), syms);
+	im.sh[1].sh_size = sizeof(im.syms);
+	im.sh[1].sh_entsize = sizeof(Elf64_Sym);
+	im.sh[1].sh_link = 2;
+	im.sh[2].sh_type = SHT_STRTAB;
+	im.sh[2].sh_offset = offsetof(__typeof__(im), str);
+	im.sh[2].sh_size = sizeof(strtab);
+	return write_seed("object.o", &im, sizeof(im)) || write_seed("notes", notes, sizeof(notes));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -421,6 +492,7 @@ int main(int argc, char **argv)
 		{ "json", seeds_json },
 		{ "afdo-text", seeds_afdo_text },
 		{ "gcno", seeds_gcno },
+		{ "elf", seeds_elf },
 	};
 	size_t i;
 

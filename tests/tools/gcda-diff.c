@@ -207,7 +207,7 @@ static int walk(struct strbuf *rel, const char *top_a, const char *top_b, bool b
 int main(int argc, char **argv)
 {
 	struct strbuf rel = STRBUF_INIT;
-	struct totals t = {0}, tb = {0};
+	struct totals t = { 0 }, tb = { 0 };
 
 	if (argc != 3) {
 		fputs("usage: gcda-diff DIR_A DIR_B\n", stderr);
@@ -218,9 +218,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	strbuf_release(&rel);
-	printf("objects %" PRIu64 " functions %" PRIu64 " counters %" PRIu64
-	       " (non-zero %" PRIu64 "): %s (%" PRIu64 " objects differ, %" PRIu64
-	       " only on one side)\n",
+	printf("objects %" PRIu64 " functions %" PRIu64 " counters %" PRIu64 " (non-zero %" PRIu64
+	       "): %s (%" PRIu64 " objects differ, %" PRIu64 " only on one side)\n",
 	       t.objects, t.functions, t.counters, t.nonzero,
 	       t.differ || t.missing || tb.missing ? "DIFFERENT" : "identical", t.differ,
 	       t.missing + tb.missing);

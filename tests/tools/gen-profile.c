@@ -148,12 +148,12 @@ static bool rng_chance(struct rng *r, double p)
  * compiled with gcov; see the header comment. Sampled by linear
  * interpolation of the inverse CDF.
  */
-static const double QP[] = {0,    .05, .10,  .15, .20, .25, .30,  .35,  .40,  .45, .50, .55,
-			    .60,  .65, .70,  .75, .80, .85, .90,  .95,  .975, .99, .995, 1};
-static const double Q_FNS[] = {1,  2,  4,  4,  5,  7,  10, 12, 13,  15,  18,  22,
-			       25, 28, 34, 38, 42, 47, 66, 92, 133, 195, 218, 233};
-static const double Q_CTRS[] = {1,  2,  2,  2,  3,  3,  4,  4,  5,  5,  6,  7,
-				8,  9,  11, 13, 15, 20, 26, 38, 54, 81, 99, 322};
+static const double QP[] = { 0,	  .05, .10, .15, .20, .25, .30, .35, .40,  .45, .50,  .55,
+			     .60, .65, .70, .75, .80, .85, .90, .95, .975, .99, .995, 1 };
+static const double Q_FNS[] = { 1,  2,	4,  4,	5,  7,	10, 12, 13,  15,  18,  22,
+				25, 28, 34, 38, 42, 47, 66, 92, 133, 195, 218, 233 };
+static const double Q_CTRS[] = { 1, 2, 2,  2,  3,  3,  4,  4,  5,  5,  6,  7,
+				 8, 9, 11, 13, 15, 20, 26, 38, 54, 81, 99, 322 };
 #define NQ (sizeof(QP) / sizeof(QP[0]))
 
 static double quantile(const double *q, double u)
@@ -194,9 +194,10 @@ static const struct {
 	const char *name;
 	unsigned weight;
 } TOPS[] = {
-	{"drivers", 8902}, {"net", 1340}, {"fs", 1218}, {"sound", 690},  {"arch/x86", 376},
-	{"kernel", 282},   {"lib", 249},  {"crypto", 140}, {"security", 120}, {"mm", 94},
-	{"block", 63},	   {"io_uring", 26}, {"ipc", 11}, {"virt", 4},
+	{ "drivers", 8902 }, { "net", 1340 },	{ "fs", 1218 },	 { "sound", 690 },
+	{ "arch/x86", 376 }, { "kernel", 282 }, { "lib", 249 },	 { "crypto", 140 },
+	{ "security", 120 }, { "mm", 94 },	{ "block", 63 }, { "io_uring", 26 },
+	{ "ipc", 11 },	     { "virt", 4 },
 };
 #define NTOPS (sizeof(TOPS) / sizeof(TOPS[0]))
 
@@ -207,7 +208,7 @@ static const struct {
  */
 static void next_dir(struct rng *r, struct strbuf *dir)
 {
-	static const unsigned depth_w[] = {4, 30, 28, 16, 12, 10}; /* levels below top */
+	static const unsigned depth_w[] = { 4, 30, 28, 16, 12, 10 }; /* levels below top */
 	unsigned total = 0, t, i, depth = 0;
 	uint64_t x;
 
@@ -346,7 +347,8 @@ static void make_object(const struct params *pp, uint64_t i, struct kpgo_gcda *g
 		 * of the functions measured did, nearly all of them small.
 		 */
 		if (rng_chance(&shape, 0.5))
-			fn->cfg_checksum = (uint32_t)mix64((uint64_t)n_arcs << 8 | rng_below(&shape, 4));
+			fn->cfg_checksum = (uint32_t)mix64((uint64_t)n_arcs << 8 |
+							   rng_below(&shape, 4));
 		else
 			fn->cfg_checksum = (uint32_t)rng_next(&shape);
 		fn->n_arcs = n_arcs;
@@ -440,28 +442,28 @@ int main(int argc, char **argv)
 {
 	enum { OPT_ROOT = 256, OPT_SUMMARY, OPT_NO_GCNO, OPT_VALUES };
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"objects", required_argument, NULL, 'n'},
-		{"functions", required_argument, NULL, 'f'},
-		{"counters", required_argument, NULL, 'c'},
-		{"seed", required_argument, NULL, 's'},
-		{"run", required_argument, NULL, 'r'},
-		{"root", required_argument, NULL, OPT_ROOT},
-		{"summary", no_argument, NULL, OPT_SUMMARY},
-		{"no-gcno", no_argument, NULL, OPT_NO_GCNO},
-		{"values", required_argument, NULL, OPT_VALUES},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{ "output", required_argument, NULL, 'o' },
+		{ "objects", required_argument, NULL, 'n' },
+		{ "functions", required_argument, NULL, 'f' },
+		{ "counters", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "no-gcno", no_argument, NULL, OPT_NO_GCNO },
+		{ "values", required_argument, NULL, OPT_VALUES },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *root = "/build/linux-6.1";
 	double fn_mean = 0, ctr_mean = 0;
 	bool summary = false, gcno = true, quiet = false;
 	uint64_t n_objs = 15000, i, sum_max = 0;
-	struct params pp = {.seed = 1, .run = 0};
+	struct params pp = { .seed = 1, .run = 0 };
 	struct strbuf dir = STRBUF_INIT, prev = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf data = STRBUF_INIT, link = STRBUF_INIT;
-	struct stats st = {0};
+	struct stats st = { 0 };
 	struct rng paths;
 	unsigned left_in_dir = 0, file_no = 0;
 	int c;

@@ -166,8 +166,7 @@ static uint32_t word_at(const unsigned char *p)
  * into the streams. The record walk is generic: a payload that is neither
  * a 12-byte FUNCTION record nor arc counters goes to "structure" verbatim.
  */
-static void split_object(struct split *sp, const char *path, const unsigned char *data,
-			 size_t len)
+static void split_object(struct split *sp, const char *path, const unsigned char *data, size_t len)
 {
 	struct kpgo_gcc_version v;
 	uint32_t size32 = (uint32_t)len;
@@ -344,8 +343,7 @@ static int rebuild(const struct split *sp, bool columns, const char *want)
 		put(&name, names.p + names.pos, (size_t)(nl - names.p) - names.pos);
 		names.pos = (size_t)(nl - names.p) + 1;
 		strbuf_reset(&out);
-		if (take(&st, &size, 4) || take(&st, w, 8) ||
-		    kpgo_gcc_version_decode(w[1], &v) ||
+		if (take(&st, &size, 4) || take(&st, w, 8) || kpgo_gcc_version_decode(w[1], &v) ||
 		    take(&st, w + 2, v.has_checksum ? 8 : 4))
 			goto out;
 		put(&out, w, v.has_checksum ? 16 : 12);
@@ -402,7 +400,7 @@ static int rebuild(const struct split *sp, bool columns, const char *want)
 		kpgo_payload_hash_entry(h, name.buf, out.buf, out.len);
 	}
 	if (st.pos != st.len || (columns ? nz.pos != nz.len || bit != sp->n_bits :
-				  rows.pos != rows.len || ctrs.pos != ctrs.len))
+					   rows.pos != rows.len || ctrs.pos != ctrs.len))
 		goto out;
 	for (int i = 0; columns && i < 3; i++)
 		if (col[i].pos != col[i].len)

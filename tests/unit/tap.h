@@ -111,7 +111,7 @@ static inline int tap_is_str(const char *got, const char *want, const char *file
 }
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
-#define is_int(got, want, ...)                                                             \
+#define is_int(got, want, ...)                                                                     \
 	tap_is_int((long long)(got), (long long)(want), __FILE__, __LINE__, __VA_ARGS__)
 #define is_str(got, want, ...) tap_is_str((got), (want), __FILE__, __LINE__, __VA_ARGS__)
 

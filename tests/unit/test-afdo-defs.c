@@ -31,7 +31,8 @@ static void dump(const struct kpgo_afdo_defs *d, struct strbuf *out)
 	strbuf_reset(out);
 	for (i = 0; i < d->n; i++)
 		strbuf_addf(out, "%s:%u %s %s @%zu\n", d->defs[i].source, d->defs[i].line,
-			    kpgo_afdo_role_name(d->defs[i].role), d->defs[i].name, d->defs[i].lineno);
+			    kpgo_afdo_role_name(d->defs[i].role), d->defs[i].name,
+			    d->defs[i].lineno);
 }
 
 static void test_good(void)
@@ -43,25 +44,25 @@ static void test_good(void)
 
 	kpgo_afdo_defs_init(&d);
 	is_int(defs(&d,
-		    HEAD
-		    "clamp\tprofile\t./lib/../lib/h.h\t1\n"
-		    "# a comment\n"
-		    "helper\tleft-out\tmain.c\t5\n"
-		    "helper\tleft-out\tlib/work.c\t2\n"
-		    "main\tprofile\tmain.c\t11\n"
-		    "pick\tprofile\tmain.c\t23\n"
-		    "pick\tweak\tlib/work.c\t20\n"
-		    "two\tprofile\t/abs/dir name/m.c\t4\n"
-		    "one\tprofile\t/abs/dir name/m.c\t4\n"
-		    "one_w\tweak\t/abs/dir name/m.c\t4\n"
-		    "x\tprofile\t../k/a.c\t4294967295",
+		    HEAD "clamp\tprofile\t./lib/../lib/h.h\t1\n"
+			 "# a comment\n"
+			 "helper\tleft-out\tmain.c\t5\n"
+			 "helper\tleft-out\tlib/work.c\t2\n"
+			 "main\tprofile\tmain.c\t11\n"
+			 "pick\tprofile\tmain.c\t23\n"
+			 "pick\tweak\tlib/work.c\t20\n"
+			 "two\tprofile\t/abs/dir name/m.c\t4\n"
+			 "one\tprofile\t/abs/dir name/m.c\t4\n"
+			 "one_w\tweak\t/abs/dir name/m.c\t4\n"
+			 "x\tprofile\t../k/a.c\t4294967295",
 		    &err),
 	       0, "a table parses; no newline at the end");
 	is_str(err.msg, "", "no message");
 	is_int(d.n, 10, "ten definitions");
 	is_int(d.lines, 12, "twelve lines");
 	ok(d.roles[KPGO_AFDO_ROLE_PROFILE] == 6 && d.roles[KPGO_AFDO_ROLE_WEAK] == 2 &&
-	   d.roles[KPGO_AFDO_ROLE_LEFT_OUT] == 2, "six profile, two weak, two left out");
+		   d.roles[KPGO_AFDO_ROLE_LEFT_OUT] == 2,
+	   "six profile, two weak, two left out");
 	dump(&d, &sb);
 	is_str(sb.buf,
 	       "../k/a.c:4294967295 profile x @12\n"
@@ -99,7 +100,8 @@ static void test_bad(void)
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-		{ "", "line 1: not a definitions table of kpgo afdo (expected '# kpgo afdo defs 1')" },
+		{ "",
+		  "line 1: not a definitions table of kpgo afdo (expected '# kpgo afdo defs 1')" },
 		{ "clamp\tprofile\th.h\t1\n",
 		  "line 1: not a definitions table of kpgo afdo (expected '# kpgo afdo defs 1')" },
 		{ "# kpgo afdo defs 1 \n",
@@ -111,13 +113,16 @@ static void test_bad(void)
 		{ HEAD "\n", "line 2: expected NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE" },
 		{ HEAD "f profile a.c 1\n", "line 2: expected NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE" },
 		{ HEAD "f\tprofile\ta.c\n", "line 2: expected NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE" },
-		{ HEAD "f\tprofile\ta.c\t1\t\n", "line 2: expected NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE" },
+		{ HEAD "f\tprofile\ta.c\t1\t\n",
+		  "line 2: expected NAME<TAB>ROLE<TAB>SOURCE<TAB>LINE" },
 		{ HEAD "\tprofile\ta.c\t1\n",
 		  "line 2: a function name that is empty or has blanks or control characters" },
 		{ HEAD "f g\tprofile\ta.c\t1\n",
 		  "line 2: a function name that is empty or has blanks or control characters" },
-		{ HEAD "f\tPROFILE\ta.c\t1\n", "line 2: a role that is not profile, weak or left-out" },
-		{ HEAD "f\tunexecuted\ta.c\t1\n", "line 2: a role that is not profile, weak or left-out" },
+		{ HEAD "f\tPROFILE\ta.c\t1\n",
+		  "line 2: a role that is not profile, weak or left-out" },
+		{ HEAD "f\tunexecuted\ta.c\t1\n",
+		  "line 2: a role that is not profile, weak or left-out" },
 		{ HEAD "f\tprofile\t\t1\n",
 		  "line 2: a source file name that is empty or has control characters" },
 		{ HEAD "f\tprofile\ta\033.c\t1\n",
@@ -129,13 +134,16 @@ static void test_bad(void)
 		{ HEAD "f\tprofile\ta.c\t99999999999999999999999\n",
 		  "line 2: a line number that is not 1 to 4294967295" },
 		{ HEAD "f\tprofile\ta.c\t1 \n", "line 2: a line number that is not 1 to 4294967295" },
-		{ HEAD "f\tprofile\ta.c\t1\r\n", "line 2: a line number that is not 1 to 4294967295" },
+		{ HEAD "f\tprofile\ta.c\t1\r\n",
+		  "line 2: a line number that is not 1 to 4294967295" },
 		{ HEAD "f\tprofile\ta.c\t-1\n", "line 2: a line number that is not 1 to 4294967295" },
 		{ HEAD "f\tprofile\ta.c\t1\ng\tprofile\tb.c\t2\nf\tweak\t./a.c\t1\n",
 		  "line 4: 'f' at a.c:1 again (first on line 2)" },
-		{ HEAD "f\tprofile\ta.c\t1\ng\tprofile\tb.c\t2\nf\tprofile\tc.c\t9\nf\tprofile\tb.c\t1\n",
+		{ HEAD
+		  "f\tprofile\ta.c\t1\ng\tprofile\tb.c\t2\nf\tprofile\tc.c\t9\nf\tprofile\tb.c\t1\n",
 		  "line 4: a second 'profile' line for 'f' (first on line 2)" },
-		{ HEAD "h\tprofile\tz.c\t1\nh\tprofile\ta.c\t1\ng\tleft-out\tb.c\t2\ng\tleft-out\tb.c\t2\n",
+		{ HEAD
+		  "h\tprofile\tz.c\t1\nh\tprofile\ta.c\t1\ng\tleft-out\tb.c\t2\ng\tleft-out\tb.c\t2\n",
 		  "line 3: a second 'profile' line for 'h' (first on line 2)" },
 	};
 	struct kpgo_afdo_defs d;
@@ -173,12 +181,11 @@ static void names_of(struct kpgo_strlist *l, const char *const *names)
 
 static void test_check(void)
 {
-	static const char table[] = HEAD
-		"f\tprofile\ta.c\t1\n"
-		"f\tweak\tb.c\t1\n"
-		"g\tprofile\ta.c\t9\n"
-		"s\tleft-out\ta.c\t20\n"
-		"s\tleft-out\tb.c\t20\n";
+	static const char table[] = HEAD "f\tprofile\ta.c\t1\n"
+					 "f\tweak\tb.c\t1\n"
+					 "g\tprofile\ta.c\t9\n"
+					 "s\tleft-out\ta.c\t20\n"
+					 "s\tleft-out\tb.c\t20\n";
 	static const char *const fits[] = { "f", "g", NULL };
 	static const char *const more[] = { "f", "g", "h", NULL };
 	static const char *const fewer[] = { "f", NULL };
@@ -260,19 +267,18 @@ static void test_round_trip(void)
 
 		if (kpgo_json_parse(docs[i], strlen(docs[i]), NULL, &doc, &err))
 			bail_out("bad test document");
-		is_int(kpgo_afdo_add_gcov(a, &doc, i ? "b.gcda" : "a.gcda", &err), 0, "document %zu",
-		       i);
+		is_int(kpgo_afdo_add_gcov(a, &doc, i ? "b.gcda" : "a.gcda", &err), 0,
+		       "document %zu", i);
 		kpgo_json_release(&doc);
 	}
 	is_int(kpgo_afdo_write(a, pick_binding, NULL, &out, &table, &st, NULL), 0, "written");
 	is_str(table.buf,
-	       HEAD
-	       "f\tprofile\t../a.c\t9\n"
-	       "h\tprofile\t../inc/h.h\t1\n"
-	       "pick\tprofile\t/k/b.c\t30\n"
-	       "pick\tweak\t../a.c\t3\n"
-	       "s\tleft-out\t../a.c\t7\n"
-	       "s\tleft-out\t/k/b.c\t7\n",
+	       HEAD "f\tprofile\t../a.c\t9\n"
+		    "h\tprofile\t../inc/h.h\t1\n"
+		    "pick\tprofile\t/k/b.c\t30\n"
+		    "pick\tweak\t../a.c\t3\n"
+		    "s\tleft-out\t../a.c\t7\n"
+		    "s\tleft-out\t/k/b.c\t7\n",
 	       "the table: names as GCC was given them, normalized");
 	kpgo_afdo_defs_init(&d);
 	is_int(kpgo_afdo_text_parse(&t, out.buf, out.len, &names, &err), 0, "the profile reads");

@@ -21,11 +21,21 @@ static void test_duration(void)
 		int r;
 		uint64_t secs;
 	} cases[] = {
-		{ "0", 0, 0 },	      { "90", 0, 90 },	      { "90s", 0, 90 },
-		{ "15m", 0, 900 },    { "6h", 0, 21600 },     { "30d", 0, 2592000 },
-		{ "3650d", 0, 315360000 }, { "3651d", -ERANGE, 0 }, { "", -EINVAL, 0 },
-		{ "h", -EINVAL, 0 },  { "6 h", -EINVAL, 0 },  { "6hh", -EINVAL, 0 },
-		{ "6y", -EINVAL, 0 }, { "-1", -EINVAL, 0 },   { "1.5h", -EINVAL, 0 },
+		{ "0", 0, 0 },
+		{ "90", 0, 90 },
+		{ "90s", 0, 90 },
+		{ "15m", 0, 900 },
+		{ "6h", 0, 21600 },
+		{ "30d", 0, 2592000 },
+		{ "3650d", 0, 315360000 },
+		{ "3651d", -ERANGE, 0 },
+		{ "", -EINVAL, 0 },
+		{ "h", -EINVAL, 0 },
+		{ "6 h", -EINVAL, 0 },
+		{ "6hh", -EINVAL, 0 },
+		{ "6y", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "1.5h", -EINVAL, 0 },
 		{ "99999999999999999999999", -ERANGE, 0 },
 	};
 	char out[32];
@@ -149,7 +159,8 @@ static void test_parse(void)
 	       "f:1: bad KPGO_SNAPSHOT_INTERVAL '59s': a duration from 1m to 30d is needed (e.g. 90s, 15m, 6h, 2d), or 0 (off)",
 	       "the message");
 	kpgo_config_release(&c);
-	is_int(parse(&c, "KPGO_UPLOAD_COMMAND=\"a; b\"\n", &err), -EINVAL, "operators in the command");
+	is_int(parse(&c, "KPGO_UPLOAD_COMMAND=\"a; b\"\n", &err), -EINVAL,
+	       "operators in the command");
 	kpgo_config_release(&c);
 	is_int(parse(&c, "KPGO_WORKLOAD='a\nb'\n", &err), -EINVAL, "a quote across lines");
 	kpgo_config_release(&c);
@@ -209,8 +220,8 @@ static void test_load(void)
 static void test_weights(void)
 {
 	static const char *const bad[] = {
-		"redis", "redis=", "=1", "redis=-1", "redis=1000001", "re dis=1", "redis=1 2",
-		"a=1\na=2", "*=1\n*=0", "x=99999999999999999999",
+		"redis",    "redis=",	 "=1",	     "redis=-1", "redis=1000001",
+		"re dis=1", "redis=1 2", "a=1\na=2", "*=1\n*=0", "x=99999999999999999999",
 	};
 	struct kpgo_weights w;
 	struct kpgo_error err;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * elfsym.h: a function's binding in an object file's symbol table, from a
- * small ELF image made here; what is not a function or not defined; every
- * truncation and a few lies in the headers answer "unknown".
+ * elfsym.h: a function's binding in an object file's symbol table, and the
+ * functions other objects can link to, from a small ELF image made here;
+ * what is not a function or not defined; every truncation and a few lies
+ * in the headers answer "unknown" (or no functions).
  */
 #include <elf.h>
 #include <stdint.h>
@@ -66,6 +67,57 @@ static enum kpgo_elf_binding b(const struct image *im, const char *name)
 	return kpgo_elf_function_binding(im, sizeof(*im), name);
 }
 
+/* The visible functions as "name:G name:W ...". */
+static int add(void *ctx, const char *name, enum kpgo_elf_binding bind)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 256 - n, "%s%s:%c", n ? " " : "", name, bind == KPGO_ELF_WEAK ? 'W' : 'G');
+	return 0;
+}
+
+static int stop_at_first(void *ctx, const char *name, enum kpgo_elf_binding bind)
+{
+	(void)bind;
+	(void)name;
+	++*(int *)ctx;
+	return 7;
+}
+
+static void test_functions(void)
+{
+	struct image im;
+	char out[256];
+	size_t i, bad = 0;
+	int calls = 0;
+
+	make(&im);
+	out[0] = '\0';
+	is_int(kpgo_elf_functions(&im, sizeof(im), add, out), 0, "the functions other objects see");
+	is_str(out, "glob:G wk:W end:G", "  global and weak, defined, in table order");
+	is_int(kpgo_elf_functions(&im, sizeof(im), stop_at_first, &calls), 7,
+	       "the callback's non-zero return stops the walk");
+	is_int(calls, 1, "  after one call");
+	for (i = 0; i < sizeof(im); i++) {
+		out[0] = '\0';
+		kpgo_elf_functions(&im, i, add, out);
+		if (*out && strcmp(out, "glob:G wk:W end:G"))
+			bad++;
+	}
+	is_int(bad, 0, "every truncation gives nothing or all of them");
+	make(&im);
+	im.str[sizeof(strtab) - 1] = 'x';
+	out[0] = '\0';
+	kpgo_elf_functions(&im, sizeof(im), add, out);
+	is_str(out, "glob:G wk:W", "a name running off its string table is left out");
+	make(&im);
+	im.sh[1].sh_type = SHT_PROGBITS;
+	out[0] = '\0';
+	is_int(kpgo_elf_functions(&im, sizeof(im), add, out), 0, "no symbol table");
+	is_str(out, "", "  no functions");
+}
+
 int main(void)
 {
 	struct image im;
@@ -88,7 +140,8 @@ int main(void)
 			bad++;
 	}
 	is_int(bad, 0, "every truncation answers unknown or the truth");
-	is_int(kpgo_elf_function_binding(&im, offsetof(struct image, sh) + 2 * sizeof(Elf64_Shdr), "wk"),
+	is_int(kpgo_elf_function_binding(&im, offsetof(struct image, sh) + 2 * sizeof(Elf64_Shdr),
+					 "wk"),
 	       KPGO_ELF_UNKNOWN, "section headers cut short: unknown");
 
 	make(&im);
@@ -117,12 +170,14 @@ int main(void)
 	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a symbol table larger than the file: unknown");
 	make(&im);
 	im.sh[2].sh_type = SHT_PROGBITS;
-	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a link to something else than a string table: unknown");
+	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN,
+	       "a link to something else than a string table: unknown");
 	make(&im);
 	im.syms[2].st_name = 0xfffffff0;
 	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "a name offset past the string table: unknown");
 	make(&im);
 	im.sh[1].sh_type = SHT_PROGBITS;
 	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "no symbol table (stripped): unknown");
+	test_functions();
 	return done_testing();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The .gcda reader and writer (gcda.h), the merge of two objects (merge.h)
- * and GCC's mangled profile names (stage.h).
+ * The .gcda reader and writer (gcda.h): every layout GCC writes, what the
+ * kernel serves, malformed files, scaling.
  *
  * Files are built word by word here, independently of the writer under
  * test, so that a reader and writer sharing one mistake cannot agree on it.
@@ -17,73 +17,10 @@
 #include <unistd.h>
 
 #include "gcda.h"
-#include "merge.h"
-#include "stage.h"
 #include "tap.h"
+#include "testlib.h"
 
 #define GCNO_MAGIC 0x67636e6fu
-
-static uint32_t stamp_of(const char *s)
-{
-	return (uint32_t)(unsigned char)s[0] << 24 | (uint32_t)(unsigned char)s[1] << 16 |
-	       (uint32_t)(unsigned char)s[2] << 8 | (uint32_t)(unsigned char)s[3];
-}
-
-static void w32(struct strbuf *b, uint32_t v)
-{
-	if (strbuf_add(b, &v, 4))
-		bail_out("out of memory");
-}
-
-static void w64(struct strbuf *b, uint64_t v)
-{
-	w32(b, (uint32_t)v);
-	w32(b, (uint32_t)(v >> 32));
-}
-
-/* Magic, version, stamp, and the checksum word from GCC 12 on. */
-static void header(struct strbuf *b, const char *ver, uint32_t stamp, uint32_t checksum)
-{
-	w32(b, KPGO_GCDA_MAGIC);
-	w32(b, stamp_of(ver));
-	w32(b, stamp);
-	if (ver[0] > 'B' || (ver[0] == 'B' && ver[1] >= '2'))
-		w32(b, checksum);
-}
-
-/* @unit: 4 when lengths count bytes (GCC >= 12), 1 when they count words. */
-static void fn_rec(struct strbuf *b, uint32_t unit, uint32_t ident, uint32_t lck, uint32_t cfg)
-{
-	w32(b, KPGO_TAG_FUNCTION);
-	w32(b, 3 * unit);
-	w32(b, ident);
-	w32(b, lck);
-	w32(b, cfg);
-}
-
-static void arcs_rec(struct strbuf *b, uint32_t unit, size_t n, const uint64_t *v)
-{
-	size_t i;
-
-	w32(b, KPGO_TAG_ARCS);
-	w32(b, (uint32_t)(n * 2 * unit));
-	for (i = 0; i < n; i++)
-		w64(b, v[i]);
-}
-
-static void summary_rec(struct strbuf *b, uint32_t unit, uint32_t runs, uint32_t sum_max)
-{
-	w32(b, KPGO_TAG_OBJECT_SUMMARY);
-	w32(b, 2 * unit);
-	w32(b, runs);
-	w32(b, sum_max);
-}
-
-static void rec(struct strbuf *b, uint32_t tag, uint32_t len)
-{
-	w32(b, tag);
-	w32(b, len);
-}
 
 static int parse(const struct strbuf *b, struct kpgo_gcda *g, struct kpgo_error *err)
 {
@@ -94,81 +31,6 @@ static int parse(const struct strbuf *b, struct kpgo_gcda *g, struct kpgo_error 
 static bool gcda_empty(const struct kpgo_gcda *g)
 {
 	return !g->n_fns && !g->fns && !g->n_ctrs && !g->ctrs && !g->version && !g->has_summary;
-}
-
-/* Field by field; tells the first difference. */
-static bool gcda_same(const struct kpgo_gcda *a, const struct kpgo_gcda *b, bool summary)
-{
-	size_t i;
-
-	if (a->version != b->version || a->stamp != b->stamp || a->checksum != b->checksum) {
-		diag("header differs");
-		return false;
-	}
-	if (summary && (a->has_summary != b->has_summary || a->runs != b->runs ||
-			a->sum_max != b->sum_max)) {
-		diag("summary differs");
-		return false;
-	}
-	if (a->n_fns != b->n_fns || a->n_ctrs != b->n_ctrs) {
-		diag("%zu/%zu functions, %zu/%zu counters", a->n_fns, b->n_fns, a->n_ctrs, b->n_ctrs);
-		return false;
-	}
-	for (i = 0; i < a->n_fns; i++) {
-		const struct kpgo_gcda_fn *x = &a->fns[i], *y = &b->fns[i];
-
-		if (x->ident != y->ident || x->lineno_checksum != y->lineno_checksum ||
-		    x->cfg_checksum != y->cfg_checksum || x->n_arcs != y->n_arcs ||
-		    x->arcs != y->arcs) {
-			diag("function %zu differs", i);
-			return false;
-		}
-	}
-	for (i = 0; i < a->n_ctrs; i++) {
-		if (a->ctrs[i] != b->ctrs[i]) {
-			diag("counter %zu: %" PRIu64 " vs %" PRIu64, i, a->ctrs[i], b->ctrs[i]);
-			return false;
-		}
-	}
-	return true;
-}
-
-static bool bytes_same(const struct strbuf *a, const struct strbuf *b)
-{
-	size_t i;
-
-	if (a->len != b->len) {
-		diag("%zu bytes, expected %zu", a->len, b->len);
-		return false;
-	}
-	for (i = 0; i < a->len; i++) {
-		if (a->buf[i] != b->buf[i]) {
-			diag("first difference at byte %zu", i);
-			return false;
-		}
-	}
-	return true;
-}
-
-static void check_fn(const struct kpgo_gcda *g, size_t i, uint32_t ident, uint32_t lck,
-		     uint32_t cfg, uint32_t n_arcs, size_t arcs)
-{
-	const struct kpgo_gcda_fn *f = i < g->n_fns ? &g->fns[i] : NULL;
-
-	ok(f && f->ident == ident && f->lineno_checksum == lck && f->cfg_checksum == cfg &&
-		   f->n_arcs == n_arcs && f->arcs == arcs,
-	   "function %zu: ident %u, checksums 0x%x/0x%x, %u counters from %zu", i, ident, lck, cfg,
-	   n_arcs, arcs);
-}
-
-static void check_ctrs(const struct kpgo_gcda *g, const uint64_t *want, size_t n, const char *what)
-{
-	bool same = g->n_ctrs == n;
-	size_t i;
-
-	for (i = 0; same && i < n; i++)
-		same = g->ctrs[i] == want[i];
-	ok(same, "%s: counters as stored", what);
 }
 
 /* Parse must refuse @b with exactly @want_r and @want_msg, leaving @g empty. */
@@ -860,30 +722,7 @@ static void test_every_truncation(void)
 	strbuf_release(&b);
 }
 
-/* --- scale, merge, mangle --------------------------------------------- */
-
-struct fnspec {
-	uint32_t ident, lck, cfg;
-	size_t n;
-	uint64_t c[4];
-};
-
-static void make_gcda(struct kpgo_gcda *g, const char *ver, const struct fnspec *f, size_t n)
-{
-	struct strbuf b = STRBUF_INIT;
-	struct kpgo_error err;
-	uint32_t unit = ver[0] > 'B' || (ver[0] == 'B' && ver[1] >= '2') ? 4 : 1;
-	size_t i;
-
-	header(&b, ver, 0x5555, 0);
-	for (i = 0; i < n; i++) {
-		fn_rec(&b, unit, f[i].ident, f[i].lck, f[i].cfg);
-		arcs_rec(&b, unit, f[i].n, f[i].c);
-	}
-	if (kpgo_gcda_parse(b.buf, b.len, g, &err))
-		bail_out(err.msg);
-	strbuf_release(&b);
-}
+/* --- scale ---------------------------------------------------------- */
 
 static void test_scale(void)
 {
@@ -910,103 +749,6 @@ static void test_scale(void)
 	ok(g.ctrs[0] == 0 && g.ctrs[1] == 1 && g.ctrs[4] == 1 && g.ctrs[6] == 1,
 	   "scale by UINT64_MAX: non-zero becomes 1, zero stays 0");
 	kpgo_gcda_release(&g);
-}
-
-static void test_merge(void)
-{
-	static const struct fnspec fa[] = {
-		{ 1, 0x11, 0x12, 2, { 1, 2 } },
-		{ 2, 0x21, 0x22, 1, { 3 } },
-	};
-	static const struct fnspec fb[] = {
-		{ 2, 0x21, 0x22, 1, { 10 } },
-		{ 1, 0x11, 0x99, 2, { 100, 100 } }, /* cfg changed: left out */
-		{ 3, 0x31, 0x32, 2, { 7, UINT64_MAX } }, /* only in b: appended */
-	};
-	static const struct fnspec fc[] = {
-		{ 2, 0x21, 0x22, 2, { 1, 1 } }, /* same checksums, other counter count */
-		{ 1, 0x77, 0x12, 2, { 1, 1 } }, /* lineno checksum changed */
-		{ 3, 0x31, 0x32, 2, { 1, 0 } },
-	};
-	static const uint64_t after_b[] = { 3, 6, 29, 14, UINT64_MAX };
-	static const uint64_t after_c[] = { 3, 6, 29, 15, UINT64_MAX };
-	struct kpgo_gcda a, b, c, acc, copy;
-	struct strbuf w = STRBUF_INIT;
-	struct kpgo_error err;
-
-	make_gcda(&a, "B22*", fa, 2);
-	a.has_summary = true;
-	a.runs = 5;
-	a.sum_max = 3;
-	make_gcda(&b, "B22*", fb, 3);
-	make_gcda(&c, "B22*", fc, 3);
-
-	kpgo_gcda_init(&acc);
-	is_int(kpgo_gcda_merge(&acc, &a, 3), 0, "merge into empty: nothing left out");
-	ok(acc.version == a.version && acc.stamp == a.stamp && acc.n_fns == 2 && acc.n_ctrs == 3,
-	   "merge into empty copies the structure");
-	ok(acc.ctrs[0] == 3 && acc.ctrs[1] == 6 && acc.ctrs[2] == 9, "copy scaled by weight 3");
-	ok(!acc.has_summary, "the merged result has no summary");
-	ok(a.ctrs[0] == 1 && a.ctrs[2] == 3, "the source is unchanged");
-
-	is_int(kpgo_gcda_merge(&acc, &b, 2), 1, "one function left out for a changed cfg checksum");
-	is_int(acc.n_fns, 3, "the new function appended");
-	check_fn(&acc, 2, 3, 0x31, 0x32, 2, 3);
-	check_ctrs(&acc, after_b, 5, "after w=2 merge: 3+0, 6+0, 9+2*10, 2*7, saturated");
-
-	is_int(kpgo_gcda_merge(&acc, &c, 1), 2,
-	       "counter count and lineno checksum mismatches left out");
-	check_ctrs(&acc, after_c, 5, "only function 3 added, saturated counter stays");
-
-	/* The merged result writes and reads back. */
-	is_int(kpgo_gcda_write(&acc, 0, &w), 0, "merged result writes");
-	is_int(kpgo_gcda_parse(w.buf, w.len, &copy, &err), 0, "and parses");
-	ok(gcda_same(&acc, &copy, false), "merged result round trip");
-	kpgo_gcda_release(&copy);
-	kpgo_gcda_release(&acc);
-
-	kpgo_gcda_init(&acc);
-	is_int(kpgo_gcda_merge(&acc, &a, 0), 0, "weight 0 into empty");
-	ok(acc.n_ctrs == 3 && acc.ctrs[0] == 0 && acc.ctrs[1] == 0 && acc.ctrs[2] == 0,
-	   "weight 0 keeps the structure, zero counts");
-	is_int(kpgo_gcda_merge(&acc, &a, UINT64_MAX), 0, "weight UINT64_MAX");
-	ok(acc.ctrs[0] == UINT64_MAX && acc.ctrs[2] == UINT64_MAX, "saturates instead of wrapping");
-	kpgo_gcda_release(&acc);
-
-	/* Merging an object with itself doubles it. */
-	kpgo_gcda_init(&acc);
-	kpgo_gcda_merge(&acc, &b, 1);
-	is_int(kpgo_gcda_merge(&acc, &b, 1), 0, "merge with itself");
-	ok(acc.ctrs[0] == 20 && acc.ctrs[1] == 200 && acc.ctrs[3] == 14 &&
-		   acc.ctrs[4] == UINT64_MAX,
-	   "self merge doubles every counter");
-	kpgo_gcda_release(&acc);
-
-	kpgo_gcda_release(&a);
-	kpgo_gcda_release(&b);
-	kpgo_gcda_release(&c);
-	strbuf_release(&w);
-}
-
-static void check_mangle(const char *in, const char *want)
-{
-	struct strbuf out = STRBUF_INIT;
-
-	is_int(kpgo_mangle_path(in, &out), 0, "mangle '%s'", in);
-	is_str(out.buf, want, "mangle '%s'", in);
-	strbuf_release(&out);
-}
-
-static void test_mangle(void)
-{
-	check_mangle("/build/linux/kernel/fork", "#build#linux#kernel#fork");
-	/* What GCC 12's -fprofile-generate=DIR named for "w/../x/t" (checked by hand). */
-	check_mangle("/tmp/mg/w/../x/t", "#tmp#mg#w#^#x#t");
-	check_mangle("/a/../../b", "#a#^#^#b");
-	check_mangle("/a/..b/c../.../x", "#a#..b#c..#...#x");
-	check_mangle("/x/..t", "#x#..t");
-	check_mangle("rel/path", "rel#path");
-	check_mangle("", "");
 }
 
 /* --- files from a real GCC runtime ----------------------------------- */
@@ -1114,8 +856,6 @@ int main(void)
 	test_malformed();
 	test_every_truncation();
 	test_scale();
-	test_merge();
-	test_mangle();
 	test_real_gcc("gcc-12");
 	test_real_gcc("gcc-11");
 	return done_testing();

@@ -29,8 +29,8 @@ static void test_values(void)
 	struct kpgo_error err;
 	const struct kpgo_json *v;
 
-	is_int(parse(" {\"a\": 1, \"b\": [true, false, null], \"c\": \"x\", \"d\": {}} ", &j, &err), 0,
-	       "an object of every kind of value");
+	is_int(parse(" {\"a\": 1, \"b\": [true, false, null], \"c\": \"x\", \"d\": {}} ", &j, &err),
+	       0, "an object of every kind of value");
 	ok(j.type == KPGO_JSON_OBJECT && j.n == 4, "four members");
 	is_str(j.k[0], "a", "keys in document order");
 	is_str(j.k[3], "d", "last key");
@@ -38,7 +38,7 @@ static void test_values(void)
 	ok(v && v->type == KPGO_JSON_NUMBER && v->is_int && v->i == 1, "integer member");
 	v = kpgo_json_get(&j, "b");
 	ok(v && v->type == KPGO_JSON_ARRAY && v->n == 3 && v->v[0].type == KPGO_JSON_TRUE &&
-	   v->v[1].type == KPGO_JSON_FALSE && v->v[2].type == KPGO_JSON_NULL && !v->k,
+		   v->v[1].type == KPGO_JSON_FALSE && v->v[2].type == KPGO_JSON_NULL && !v->k,
 	   "array of literals");
 	v = kpgo_json_get(&j, "c");
 	ok(v && v->type == KPGO_JSON_STRING && v->len == 1 && !strcmp(v->s, "x"), "string member");
@@ -91,7 +91,7 @@ static void test_numbers(void)
 		int r = parse(t[i].text, &j, &err);
 
 		ok(r == 0 && j.type == KPGO_JSON_NUMBER && j.is_int == t[i].is_int &&
-		   (!t[i].is_int || j.i == t[i].i),
+			   (!t[i].is_int || j.i == t[i].i),
 		   "number '%s' is %s", t[i].text, t[i].is_int ? "an integer" : "no int64");
 		kpgo_json_release(&j);
 	}

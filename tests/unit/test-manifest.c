@@ -12,14 +12,15 @@
 
 /* The keys every archive must have, in the order the good manifest has them. */
 static const char *const required[] = {
-	MF_FORMAT, MF_GCOV_VERSION, MF_BUILD_ROOT, MF_RUNS,   MF_OBJECTS,
-	MF_FUNCTIONS, MF_COUNTERS, MF_SUM_MAX,	  MF_PAYLOAD,
+	MF_FORMAT,    MF_GCOV_VERSION, MF_BUILD_ROOT, MF_RUNS,	  MF_OBJECTS,
+	MF_FUNCTIONS, MF_COUNTERS,     MF_SUM_MAX,    MF_PAYLOAD,
 };
 #define N_REQUIRED (sizeof(required) / sizeof(required[0]))
 
 static const char *const good_values[N_REQUIRED] = {
-	"1", "B22*", "/build/linux", "3", "885", "31000", "250000", "123456",
-	"0000000000000000000000000000000000000000000000000000000000000000",
+	"1",	  "B22*",   "/build/linux",
+	"3",	  "885",    "31000",
+	"250000", "123456", "0000000000000000000000000000000000000000000000000000000000000000",
 };
 
 /* A valid manifest, without the key @skip (or none), plus @extra lines. */
@@ -200,13 +201,12 @@ static void test_bad_lines(void)
 			"manifest line 10 has a bad key or value");
 	check_bad_extra("UTF-8 in a value", "HOST=caf\xc3\xa9\n", -EINVAL,
 			"manifest line 10 has a bad key or value");
-	check_bad_extra("line number counts blank and comment lines", "\n#c\n\nbad line\n",
-			-EINVAL, "manifest line 13 is not KEY=VALUE");
+	check_bad_extra("line number counts blank and comment lines", "\n#c\n\nbad line\n", -EINVAL,
+			"manifest line 13 is not KEY=VALUE");
 
 	/* Duplicates. */
 	check_bad_extra("required key twice", "RUNS=4\n", -EINVAL, "manifest has 'RUNS' twice");
-	check_bad_extra("other key twice", "HOST=a\nHOST=a\n", -EINVAL,
-			"manifest has 'HOST' twice");
+	check_bad_extra("other key twice", "HOST=a\nHOST=a\n", -EINVAL, "manifest has 'HOST' twice");
 
 	/* NUL bytes. */
 	good_text(&sb, NULL, "HOST=a");
@@ -283,7 +283,8 @@ static void test_sizes(void)
 	is_int(parse_sb(&sb, &m, &err), 0, "manifest of KPGO_MANIFEST_MAX bytes accepted");
 	kpgo_manifest_release(&m);
 	strbuf_addch(&sb, '\n');
-	check_bad("one byte over KPGO_MANIFEST_MAX", &sb, -EINVAL, "manifest too large (65537 bytes)");
+	check_bad("one byte over KPGO_MANIFEST_MAX", &sb, -EINVAL,
+		  "manifest too large (65537 bytes)");
 	ok(kpgo_manifest_parse(sb.buf, SIZE_MAX, &m, &err) == -EINVAL &&
 		   !strcmp(err.msg, "manifest too large (18446744073709551615 bytes)"),
 	   "absurd length refused before the bytes are looked at");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * merge.h, and what it streams through: spool.h (records in an unlinked
- * temporary file) and profile-writer.h (an archive written one object at
- * a time). A merge in rounds (open_max) must give the very bytes of a
+ * merge.h: two objects merged (kpgo_gcda_merge()), and profiles merged in
+ * one streaming pass, through records.h (test-records.c) and
+ * profile-writer.h (an archive written one object at a time, checked here
+ * against a save of the same profile). A merge in rounds (open_max) must give the very bytes of a
  * merge in one round, and a failed merge must leave nothing behind.
  */
 #include <dirent.h>
@@ -19,29 +20,9 @@
 #include "profile.h"
 #include "records.h"
 #include "tap.h"
+#include "testlib.h"
 
 static char tmpdir[] = "/tmp/kpgo-test-merge.XXXXXX";
-
-/* Names in @dir, sorted, one per line. */
-static void listing(const char *dir, struct strbuf *out)
-{
-	struct kpgo_strlist l = { 0 };
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	size_t i;
-
-	strbuf_reset(out);
-	if (!d)
-		bail_out("cannot list the test directory");
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			kpgo_strlist_add(&l, de->d_name);
-	closedir(d);
-	kpgo_strlist_sort(&l);
-	for (i = 0; i < l.n; i++)
-		strbuf_addf(out, "%s\n", l.items[i]);
-	kpgo_strlist_clear(&l);
-}
 
 static bool files_same(const char *a, const char *b)
 {
@@ -52,72 +33,6 @@ static bool files_same(const char *a, const char *b)
 	strbuf_release(&x);
 	strbuf_release(&y);
 	return same;
-}
-
-/* --- spool ---------------------------------------------------------------- */
-
-static void test_spool(void)
-{
-	struct strbuf near = STRBUF_INIT, before = STRBUF_INIT, after = STRBUF_INIT;
-	struct strbuf big = STRBUF_INIT, name = STRBUF_INIT;
-	struct kpgo_records *s;
-	struct kpgo_error err;
-	const void *data;
-	const char *n;
-	size_t len, i;
-	bool all = true;
-	int r;
-
-	strbuf_addf(&near, "%s/out.kpgo", tmpdir);
-	listing(tmpdir, &before);
-	is_int(kpgo_records_open(&s, near.buf, &err), 0, "spool: open");
-	listing(tmpdir, &after);
-	is_str(after.buf, before.buf, "spool: its file is unlinked at once");
-	for (i = 0; i < 300000; i++)
-		strbuf_addch(&big, (char)('a' + i % 26));
-	is_int(kpgo_records_next(s, &n, &data, &len), -EINVAL, "spool: no reading before rewind");
-	is_int(kpgo_records_add(s, "empty", "", 0), 0, "spool: an empty record");
-	is_int(kpgo_records_add(s, "big", big.buf, big.len), 0, "spool: a record over the buffer");
-	for (i = 0; i < 5000 && all; i++) {
-		strbuf_reset(&name);
-		strbuf_addf(&name, "r%zu", i);
-		all = !kpgo_records_add(s, name.buf, name.buf, name.len);
-	}
-	ok(all, "spool: 5000 small records across buffer boundaries");
-	is_int(kpgo_records_rewind(s), 0, "spool: rewind");
-	is_int(kpgo_records_add(s, "late", "x", 1), -EINVAL, "spool: no writing after rewind");
-	r = kpgo_records_next(s, &n, &data, &len);
-	ok(r == 1 && !strcmp(n, "empty") && len == 0, "spool: the empty record");
-	r = kpgo_records_next(s, &n, &data, &len);
-	ok(r == 1 && !strcmp(n, "big") && len == big.len && !memcmp(data, big.buf, len),
-	   "spool: the big record, byte for byte");
-	for (i = 0, all = true; i < 5000 && all; i++) {
-		strbuf_reset(&name);
-		strbuf_addf(&name, "r%zu", i);
-		r = kpgo_records_next(s, &n, &data, &len);
-		all = r == 1 && !strcmp(n, name.buf) && len == name.len &&
-		      !memcmp(data, name.buf, len);
-	}
-	ok(all, "spool: the small records, in order");
-	is_int(kpgo_records_next(s, &n, &data, &len), 0, "spool: then the end");
-	is_int(kpgo_records_next(s, &n, &data, &len), 0, "spool: and the end stays");
-	is_int(kpgo_records_rewind(s), 0, "spool: rewind again");
-	r = kpgo_records_next(s, &n, &data, &len);
-	ok(r == 1 && !strcmp(n, "empty"), "spool: reads from the start again");
-	kpgo_records_free(s);
-
-	strbuf_reset(&near);
-	strbuf_addf(&near, "%s/no/such/dir/out.kpgo", tmpdir);
-	r = kpgo_records_open(&s, near.buf, &err);
-	ok(r == -ENOENT && s == NULL, "spool: a missing directory is an error");
-	strbuf_reset(&name);
-	strbuf_addf(&name, "cannot create '%s': %s", near.buf, strerror(ENOENT));
-	is_str(err.msg, name.buf, "spool: the message names the file being made");
-	strbuf_release(&near);
-	strbuf_release(&before);
-	strbuf_release(&after);
-	strbuf_release(&big);
-	strbuf_release(&name);
 }
 
 /* --- profiles to merge ---------------------------------------------------- */
@@ -448,13 +363,91 @@ static void test_writer(void)
 	strbuf_release(&after);
 }
 
+/* --- two objects ------------------------------------------------------ */
+
+static void test_merge(void)
+{
+	static const struct fnspec fa[] = {
+		{ 1, 0x11, 0x12, 2, { 1, 2 } },
+		{ 2, 0x21, 0x22, 1, { 3 } },
+	};
+	static const struct fnspec fb[] = {
+		{ 2, 0x21, 0x22, 1, { 10 } },
+		{ 1, 0x11, 0x99, 2, { 100, 100 } }, /* cfg changed: left out */
+		{ 3, 0x31, 0x32, 2, { 7, UINT64_MAX } }, /* only in b: appended */
+	};
+	static const struct fnspec fc[] = {
+		{ 2, 0x21, 0x22, 2, { 1, 1 } }, /* same checksums, other counter count */
+		{ 1, 0x77, 0x12, 2, { 1, 1 } }, /* lineno checksum changed */
+		{ 3, 0x31, 0x32, 2, { 1, 0 } },
+	};
+	static const uint64_t after_b[] = { 3, 6, 29, 14, UINT64_MAX };
+	static const uint64_t after_c[] = { 3, 6, 29, 15, UINT64_MAX };
+	struct kpgo_gcda a, b, c, acc, copy;
+	struct strbuf w = STRBUF_INIT;
+	struct kpgo_error err;
+
+	make_gcda(&a, "B22*", fa, 2);
+	a.has_summary = true;
+	a.runs = 5;
+	a.sum_max = 3;
+	make_gcda(&b, "B22*", fb, 3);
+	make_gcda(&c, "B22*", fc, 3);
+
+	kpgo_gcda_init(&acc);
+	is_int(kpgo_gcda_merge(&acc, &a, 3), 0, "merge into empty: nothing left out");
+	ok(acc.version == a.version && acc.stamp == a.stamp && acc.n_fns == 2 && acc.n_ctrs == 3,
+	   "merge into empty copies the structure");
+	ok(acc.ctrs[0] == 3 && acc.ctrs[1] == 6 && acc.ctrs[2] == 9, "copy scaled by weight 3");
+	ok(!acc.has_summary, "the merged result has no summary");
+	ok(a.ctrs[0] == 1 && a.ctrs[2] == 3, "the source is unchanged");
+
+	is_int(kpgo_gcda_merge(&acc, &b, 2), 1, "one function left out for a changed cfg checksum");
+	is_int(acc.n_fns, 3, "the new function appended");
+	check_fn(&acc, 2, 3, 0x31, 0x32, 2, 3);
+	check_ctrs(&acc, after_b, 5, "after w=2 merge: 3+0, 6+0, 9+2*10, 2*7, saturated");
+
+	is_int(kpgo_gcda_merge(&acc, &c, 1), 2,
+	       "counter count and lineno checksum mismatches left out");
+	check_ctrs(&acc, after_c, 5, "only function 3 added, saturated counter stays");
+
+	/* The merged result writes and reads back. */
+	is_int(kpgo_gcda_write(&acc, 0, &w), 0, "merged result writes");
+	is_int(kpgo_gcda_parse(w.buf, w.len, &copy, &err), 0, "and parses");
+	ok(gcda_same(&acc, &copy, false), "merged result round trip");
+	kpgo_gcda_release(&copy);
+	kpgo_gcda_release(&acc);
+
+	kpgo_gcda_init(&acc);
+	is_int(kpgo_gcda_merge(&acc, &a, 0), 0, "weight 0 into empty");
+	ok(acc.n_ctrs == 3 && acc.ctrs[0] == 0 && acc.ctrs[1] == 0 && acc.ctrs[2] == 0,
+	   "weight 0 keeps the structure, zero counts");
+	is_int(kpgo_gcda_merge(&acc, &a, UINT64_MAX), 0, "weight UINT64_MAX");
+	ok(acc.ctrs[0] == UINT64_MAX && acc.ctrs[2] == UINT64_MAX, "saturates instead of wrapping");
+	kpgo_gcda_release(&acc);
+
+	/* Merging an object with itself doubles it. */
+	kpgo_gcda_init(&acc);
+	kpgo_gcda_merge(&acc, &b, 1);
+	is_int(kpgo_gcda_merge(&acc, &b, 1), 0, "merge with itself");
+	ok(acc.ctrs[0] == 20 && acc.ctrs[1] == 200 && acc.ctrs[3] == 14 &&
+		   acc.ctrs[4] == UINT64_MAX,
+	   "self merge doubles every counter");
+	kpgo_gcda_release(&acc);
+
+	kpgo_gcda_release(&a);
+	kpgo_gcda_release(&b);
+	kpgo_gcda_release(&c);
+	strbuf_release(&w);
+}
+
 int main(void)
 {
 	struct strbuf cmd = STRBUF_INIT;
 
 	if (!mkdtemp(tmpdir))
 		bail_out("mkdtemp failed");
-	test_spool();
+	test_merge();
 	test_writer();
 	test_rounds();
 	test_failures();

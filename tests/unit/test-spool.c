@@ -116,7 +116,8 @@ static void test_spool(void)
 	kpgo_spool_state_read(&sp, &st);
 	ok(st.failures == 2 && st.next_try == 6120, "two failures: 120 s from the last");
 	is_str(st.last_error, "farm down", "its error");
-	is_int(kpgo_spool_retry_failed(&sp, &l.items[0], 6000, "x\ty", &err), 0, "a profile's failure");
+	is_int(kpgo_spool_retry_failed(&sp, &l.items[0], 6000, "x\ty", &err), 0,
+	       "a profile's failure");
 	kpgo_spool_list_release(&l);
 	kpgo_spool_list(&sp, KPGO_SPOOL_WAITING, &l, &err);
 	ok(l.items[0].attempts == 1 && l.items[0].last_try == 6000, "read back with the list");

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * strbuf.h and util.h: the growable buffer's invariants, safe relative
- * paths, directories opened without following links, atomic writes,
+ * util.h: array growth, safe relative paths, directories opened without following links, atomic writes,
  * number parsing, errors.
  */
 #include <dirent.h>
@@ -30,78 +29,112 @@ const char *__asan_default_options(void)
 	return "allocator_may_return_null=1";
 }
 
-static bool sb_ok(const struct strbuf *sb)
+static void test_alloc_grow(void)
 {
-	return sb->buf && sb->buf[sb->len] == '\0' && (!sb->alloc || sb->len < sb->alloc);
+	struct pair {
+		uint64_t a, b;
+	} *v = NULL, *kept;
+	size_t n = 0, alloc = 0, i, before;
+	uint64_t *big = NULL;
+	size_t big_alloc = 0;
+	bool all = true;
+
+	is_int(KPGO_ALLOC_GROW(v, 0, alloc), 0, "room for nothing: nothing to do");
+	ok(v == NULL && alloc == 0, "  nothing allocated");
+	for (i = 0; i < 1000; i++) {
+		if (KPGO_ALLOC_GROW(v, n + 1, alloc)) {
+			all = false;
+			break;
+		}
+		v[n].a = i;
+		v[n++].b = 2 * i;
+	}
+	ok(all && n == 1000 && alloc >= 1000, "a thousand appends, one at a time");
+	for (i = 0, all = true; i < n; i++)
+		all &= v[i].a == i && v[i].b == 2 * i;
+	ok(all, "  every item kept across the reallocations");
+	ok(alloc < 2000, "  the capacity grows by half again, not without bound (%zu)", alloc);
+	before = alloc;
+	is_int(KPGO_ALLOC_GROW(v, n, alloc), 0, "room there already");
+	ok(alloc == before, "  the capacity is unchanged");
+	is_int(KPGO_ALLOC_GROW(v, 5000, alloc), 0, "a jump past the next step");
+	ok(alloc >= 5000, "  grows to at least what was asked (%zu)", alloc);
+
+	kept = v;
+	before = alloc;
+	is_int(KPGO_ALLOC_GROW(v, SIZE_MAX / sizeof(*v) + 1, alloc), -ENOMEM,
+	       "a size in bytes past SIZE_MAX is -ENOMEM, not a wrapped small one");
+	ok(v == kept && alloc == before, "  the array and its capacity are unchanged");
+	is_int(KPGO_ALLOC_GROW(big, SIZE_MAX / sizeof(*big), big_alloc), -ENOMEM,
+	       "an allocation that fails is -ENOMEM");
+	ok(big == NULL && big_alloc == 0, "  nothing changed");
+	free(v);
 }
 
-static void test_strbuf(void)
+static int walk_add(void *ctx, int dirfd, const char *name)
 {
-	struct strbuf a = STRBUF_INIT, b;
-	char big[10000];
-	size_t len = 99, alloc;
-	char *p;
+	struct strbuf *seen = ctx;
+	struct stat st;
 
-	ok(a.buf && a.buf[0] == '\0' && a.len == 0 && a.alloc == 0, "STRBUF_INIT is an empty string");
-	strbuf_init(&b);
-	ok(b.buf == kpgo_strbuf_empty && b.len == 0 && b.alloc == 0, "strbuf_init is the same");
-	strbuf_reset(&b);
-	ok(sb_ok(&b) && kpgo_strbuf_empty[0] == '\0', "reset of an unallocated buffer");
-	strbuf_release(&b);
-	ok(b.buf == kpgo_strbuf_empty && b.alloc == 0, "release of an unallocated buffer");
+	/* @name is in @dirfd; the path is kept in the caller's strbuf. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return -EINVAL;
+	strbuf_addf(seen, "%s|", name);
+	return !strcmp(name, "stop.x") ? 7 : 0;
+}
 
-	is_int(strbuf_add(&a, "", 0), 0, "add nothing");
-	ok(sb_ok(&a) && a.len == 0, "still empty and terminated");
-	is_int(strbuf_addstr(&a, "abc"), 0, "addstr");
-	is_int(strbuf_addch(&a, 'd'), 0, "addch");
-	is_int(strbuf_add(&a, "e\0f", 3), 0, "add bytes with a NUL");
-	ok(sb_ok(&a) && a.len == 7 && !memcmp(a.buf, "abcde\0f", 8), "binary bytes kept, terminated");
-	is_int(strbuf_addf(&a, "-%d-%s", 42, "x"), 0, "addf");
-	ok(sb_ok(&a) && a.len == 12 && !memcmp(a.buf + 7, "-42-x", 6), "addf appends");
+static void test_walk(void)
+{
+	char tmpl[] = "/tmp/kpgo-test-walk.XXXXXX", *dir = mkdtemp(tmpl);
+	struct strbuf seen = STRBUF_INIT, path = STRBUF_INIT, cmd = STRBUF_INIT;
+	static const char *const prune[] = { "skip", NULL };
+	struct kpgo_error err;
 
-	memset(big, 'z', sizeof(big) - 1);
-	big[sizeof(big) - 1] = '\0';
-	is_int(strbuf_addf(&a, "%s|", big), 0, "addf of 10000 bytes grows the buffer");
-	ok(sb_ok(&a) && a.len == 12 + 9999 + 1 && a.buf[a.len - 1] == '|' && a.buf[12] == 'z',
-	   "long addf complete and terminated");
-
-	alloc = a.alloc;
-	p = a.buf;
-	is_int(strbuf_grow(&a, SIZE_MAX), -ENOMEM, "growing by SIZE_MAX fails");
-	is_int(strbuf_grow(&a, SIZE_MAX - a.len - 1), -ENOMEM, "growing to SIZE_MAX fails");
-	ok(a.buf == p && a.alloc == alloc && a.len == 10012 && sb_ok(&a),
-	   "a failed grow leaves the buffer as it was");
-	is_int(strbuf_add(&a, big, SIZE_MAX), -ENOMEM, "add of SIZE_MAX bytes fails");
-	ok(a.len == 10012 && sb_ok(&a), "a failed add leaves the buffer as it was");
-
-	strbuf_reset(&a);
-	ok(a.len == 0 && a.buf[0] == '\0' && a.alloc == alloc, "reset keeps the allocation");
-
-	strbuf_addstr(&a, "hello");
-	p = strbuf_detach(&a, &len);
-	ok(p && !strcmp(p, "hello") && len == 5, "detach hands over the bytes");
-	ok(a.buf == kpgo_strbuf_empty && a.len == 0 && a.alloc == 0, "detach re-initialises");
-	free(p);
-	p = strbuf_detach(&a, &len);
-	ok(p && p != kpgo_strbuf_empty && p[0] == '\0' && len == 0,
-	   "detach of an empty buffer gives a freeable empty string");
-	free(p);
-
-	strbuf_addstr(&a, "x");
-	strbuf_release(&a);
-	ok(a.buf == kpgo_strbuf_empty && a.len == 0 && a.alloc == 0, "release re-initialises");
-	ok(kpgo_strbuf_empty[0] == '\0', "the shared empty string was never written");
+	strbuf_addf(&cmd,
+		    "cd '%s' && mkdir -p a/b skip/c link-target && touch top.x a/one.x a/b/two.x "
+		    "a/b/no.y skip/c/pruned.x a/b/three.x link-target/linked.x && ln -s ../link-target a/dirlink && "
+		    "ln -s one.x a/filelink.x",
+		    dir);
+	if (!dir || system(cmd.buf))
+		bail_out("cannot make a test tree");
+	is_int(kpgo_walk_files(dir, ".x", prune, &path, walk_add, &seen, &err), 0, "a walk");
+	ok(strstr(seen.buf, "top.x|") && strstr(seen.buf, "one.x|") && strstr(seen.buf, "two.x|") &&
+		   strstr(seen.buf, "three.x|") && strstr(seen.buf, "linked.x|"),
+	   "  every file of the suffix, at every depth (%s)", seen.buf);
+	ok(!strstr(seen.buf, "no.y") && !strstr(seen.buf, "pruned.x") &&
+		   !strstr(seen.buf, "filelink.x"),
+	   "  not other names, pruned ones or links");
+	ok(strstr(strstr(seen.buf, "linked.x|") + 1, "linked.x|") == NULL,
+	   "  a link to a directory is not followed: linked.x once");
+	strbuf_reset(&seen);
+	strbuf_reset(&cmd);
+	strbuf_addf(&cmd, "touch '%s/a/stop.x'", dir);
+	if (system(cmd.buf))
+		bail_out("cannot make a test file");
+	is_int(kpgo_walk_files(dir, ".x", prune, &path, walk_add, &seen, &err), 7,
+	       "the callback's return stops the walk");
+	is_int(kpgo_walk_files("/nonexistent/walk", ".x", NULL, &path, walk_add, &seen, &err),
+	       -ENOENT, "no directory");
+	is_str(err.msg, "cannot open '/nonexistent/walk': No such file or directory", "  says so");
+	strbuf_reset(&cmd);
+	strbuf_addf(&cmd, "rm -rf '%s'", dir);
+	if (system(cmd.buf))
+		diag("cannot remove %s", dir);
+	strbuf_release(&seen);
+	strbuf_release(&path);
+	strbuf_release(&cmd);
 }
 
 static void test_path_is_safe(void)
 {
 	static const char *const good[] = {
-		"a", "a/b.gcda", "kernel/fork.gcda", "a.b/c", "...", "a/..b", "..a/b", ".hidden/x",
-		"a b/c", "a~/b",
+		"a",	 "a/b.gcda", "kernel/fork.gcda", "a.b/c", "...",
+		"a/..b", "..a/b",    ".hidden/x",	 "a b/c", "a~/b",
 	};
 	static const char *const bad[] = {
-		"", "/", "/a", "a/", "a//b", ".", "./a", "a/.", "a/./b", "..", "../a", "a/..",
-		"a/../b", "a\\b", "..\\a", "a\nb", "a\tb", "a\x7f", "a\x01/b", "//a",
+		"",	 "/",	  "/a",	  "a/",	   "a//b",    ".",	"./a",
+		"a/.",	 "a/./b", "..",	  "../a",  "a/..",    "a/../b", "a\\b",
+		"..\\a", "a\nb",  "a\tb", "a\x7f", "a\x01/b", "//a",
 	};
 	size_t i;
 
@@ -325,7 +358,8 @@ static void test_read_pipe(void)
 	}
 	close(fds[1]);
 	is_int(kpgo_read_fd(fds[0], &data, 1 << 20), 0, "read a pipe to EOF");
-	ok(data.len == sizeof(buf) && sb_ok(&data), "all bytes of the pipe");
+	ok(data.len == sizeof(buf) && data.buf[data.len] == '\0',
+	   "all bytes of the pipe, terminated");
 	close(fds[0]);
 	waitpid(pid, NULL, 0);
 	strbuf_release(&data);
@@ -375,7 +409,8 @@ static void test_misc(void)
 		   kpgo_sat_mul(3, 5) == 15,
 	   "saturating multiply");
 
-	is_int(kpgo_error_set(&err, -EIO, "cannot read '%s'", "x"), -EIO, "error_set returns errnum");
+	is_int(kpgo_error_set(&err, -EIO, "cannot read '%s'", "x"), -EIO,
+	       "error_set returns errnum");
 	is_str(err.msg, "cannot read 'x'", "error_set message");
 	is_int(kpgo_error_set(NULL, -EIO, "ignored"), -EIO, "error_set without an error");
 	kpgo_error_prefix(&err, "'%s'", "f.gcda");
@@ -402,7 +437,8 @@ static void test_misc(void)
 int main(void)
 {
 	umask(022);
-	test_strbuf();
+	test_alloc_grow();
+	test_walk();
 	test_path_is_safe();
 	test_object_path_ok();
 	test_mkdirs_at();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kstyle - rewrite a .gcda written by GCC's runtime (libgcov) into the form the
- * Linux kernel serves from /sys/kernel/debug/gcov.
+ * gcda-to-kernel - rewrite a .gcda written by GCC's runtime (libgcov) into
+ * the form the Linux kernel serves from /sys/kernel/debug/gcov.
  *
  * This is the test suite's oracle for "what the kernel hands us", so it is
  * written independently of kpgo's own reader and writer, from a reading of
@@ -18,7 +18,7 @@
  * counters only, every function present.  Anything else is an error, so that a
  * test never silently runs on a file this tool did not understand.
  *
- * Usage: kstyle IN.gcda OUT.gcda
+ * Usage: gcda-to-kernel IN.gcda OUT.gcda
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -54,7 +54,7 @@ struct output {
 	size_t alloc;
 };
 
-static const char *progname = "kstyle";
+static const char *progname = "gcda-to-kernel";
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
@@ -168,8 +168,8 @@ static void write_file(const struct output *out, const char *name)
  */
 static unsigned int parse_major(const struct input *in, uint32_t version)
 {
-	unsigned char c[4] = {(unsigned char)(version >> 24), (unsigned char)(version >> 16),
-			      (unsigned char)(version >> 8), (unsigned char)version};
+	unsigned char c[4] = { (unsigned char)(version >> 24), (unsigned char)(version >> 16),
+			       (unsigned char)(version >> 8), (unsigned char)version };
 	unsigned int major;
 
 	if (c[0] < 'A' || c[0] > 'Z' || c[1] < '0' || c[1] > '9' || c[2] < '0' || c[2] > '9' ||
@@ -318,8 +318,7 @@ static void convert(struct input *in, struct output *out)
 			}
 			want_arcs = false;
 		} else if (is_counter_tag(tag)) {
-			die("'%s': counter type %" PRIu32
-			    " at offset %zu: the kernel profiles arcs "
+			die("'%s': counter type %" PRIu32 " at offset %zu: the kernel profiles arcs "
 			    "only (built with -fprofile-generate or -fprofile-values?)",
 			    in->name, (tag - TAG_COUNTER_BASE) >> 17, rec);
 		} else {
@@ -338,7 +337,7 @@ static void convert(struct input *in, struct output *out)
 int main(int argc, char **argv)
 {
 	struct input in;
-	struct output out = {NULL, 0, 0};
+	struct output out = { NULL, 0, 0 };
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s IN.gcda OUT.gcda\n", progname);

@@ -349,14 +349,14 @@ PY
         --afdo "$W/p.txt" --defs "$W/other" -t "$OBJ" -l "$W/build.log"
 }
 
-@test "usage errors exit 2: both modes at once, --stage-report with --afdo, missing options" {
+@test "usage errors exit 2: both modes at once, --stage-summary with --afdo, missing options" {
     fake_log >"$W/build.log"
     run kpgo report --afdo "$W/p.txt" -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log"
     assert_failure 2
     assert_line --index 0 "kpgo report: --profile (GCC) and --afdo (Clang) exclude each other"
-    run kpgo report --afdo "$W/p.txt" -t "$OBJ" -l "$W/build.log" --stage-report "$W/s.txt"
+    run kpgo report --afdo "$W/p.txt" -t "$OBJ" -l "$W/build.log" --stage-summary "$W/s.json"
     assert_failure 2
-    assert_line --index 0 "kpgo report: --stage-report is for GCC builds, not with --afdo"
+    assert_line --index 0 "kpgo report: --stage-summary is for GCC builds, not with --afdo"
     run kpgo report --afdo "$W/p.txt" -t "$OBJ"
     assert_failure 2
     assert_line --index 0 "kpgo report: --profile (or --afdo), --objtree and --build-log are required"
