@@ -102,10 +102,16 @@ $(TEST_SIGNING_KEY):
 	chmod 0600 $@.tmp
 	mv $@.tmp $@
 
-check-tool: lint fuzz-smoke unit cli
+check-tool: lint fuzz-smoke unit cachesim cli
 
 unit: $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN)
+
+# The kernel benchmark's cache-model QEMU plugin (tests/bench/cachesim.c),
+# against qemu-plugin.h from Debian's source of the installed QEMU
+# (tests/bench/qemu-plugin.sh: apt-get source the first time, as root).
+cachesim:
+	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin
 
 cli: $(B)/kpgo $(TOOL_BIN)
 	KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests \
@@ -351,8 +357,10 @@ kernel-tests: $(B)/kpgo
 		bats --tap tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
-# tree, booted in QEMU with the training workload (tests/kernel/init-train),
-# collected by kpgo. See profiles-store/README.md.
+# tree, booted in QEMU on the kernel benchmark's Debian guest with the
+# training mixes (tests/kernel/train-default.sh: train and system of
+# tests/bench/guest/init), collected by kpgo in the guest. Root only (the
+# guest's image). See profiles-store/README.md.
 KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
 
 $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
@@ -361,11 +369,11 @@ $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
 	dpkg-query -W -f='$${Version}\n' linux-source-$(KSERIES) \
 		>$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/.kpgo-source-version
 
-default-profile: $(B)/kpgo $(KSRC)/Makefile
+default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
 	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS) \
 		--release "$$($(B)/kpgo plan $(PLAN_ARGS) | sed -n 's/^KPGO_REL_INSTR=//p')"
-	tests/kernel/train-profile.sh --kpgo $(CURDIR)/$(B)/kpgo --objtree $(KSRC)/pgo-instr \
-		-o profiles-store/$(KSERIES)/small.kpgo
+	tests/kernel/train-default.sh --kpgo $(CURDIR)/$(B)/kpgo --bench $(CURDIR)/$(B)/bench \
+		--objtree $(KSRC)/pgo-instr -o profiles-store/$(KSERIES)/small.kpgo
 
 # The whole cycle on a Debian 12 guest under QEMU (tests/e2e/e2e.sh):
 # instrumented packages installed with apt, the workload, collection at
@@ -380,13 +388,17 @@ e2e: $(B)/kpgo workloads
 		KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench JOBS=$(JOBS) tests/e2e/e2e.sh
 
 # --- kernel benchmark ------------------------------------------------------
-# baseline (-O2), -O3, pgo (GCC), clang-lto and clang-lto-pgo (Clang 16
-# ThinLTO, without and with the same profile) kernels of the same source and
-# config, booted alternately in QEMU on the training mix and a held-out
-# mix; wall-clock ops/s and guest instructions per operation (-icount).
-# Root only. Writes
+# baseline (-O2), -O3, pgo (GCC), pgo-pkg (GCC, the default profile, as
+# make packages builds it), clang-lto and clang-lto-pgo (Clang 16 ThinLTO,
+# without and with the same profile) kernels of the same source and config,
+# booted alternately in QEMU on the training, held-out and foreign mixes
+# (Debian's perf bench, hackbench, stress-ng); wall-clock ops/s, guest
+# instructions per operation (-icount) and, in mode cache, a cache model
+# (tests/bench/cachesim.c; make cachesim). Root only. Writes
 # build/bench-kernel/{results.tsv,report.md,ratios.svg,builds.tsv}.
-# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_KERNELS,
+# Settings: BENCH_ROUNDS, BENCH_SCALE, BENCH_MODES, BENCH_MIXES,
+# BENCH_KERNELS, BENCH_PKG_PROFILE, BENCH_PKG_TREE, BENCH_CACHE_*,
+# BENCH_CACHES, BENCH_L1_PENALTY, BENCH_L2_PENALTY, BENCH_RESUME,
 # BENCH_CLANG, BENCH_OUT, KPGO_ACCEL, JOBS; see tests/bench/bench-kernel.sh.
 $(B)/tests/bench-report: LIBS += -lm
 
@@ -438,7 +450,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke lint lint-shell lint-format install install-hooks clean tools workloads e2e
+.PHONY: cachesim kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke lint lint-shell lint-format install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)

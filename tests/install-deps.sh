@@ -25,6 +25,8 @@ pkgs=(
     linux-source-6.12 linux-config-6.1 linux-config-6.12 dwarves openssl
     # booting kernels in QEMU (training runs, end-to-end tests)
     qemu-system-x86 busybox-static e2fsprogs
+    # the benchmark's cache-model plugin: its test runs under QEMU's user mode
+    qemu-user
     # the end-to-end test's Debian image (make e2e)
     mmdebstrap
 )

@@ -12,7 +12,7 @@
 #include "toolchain.h"
 
 static const char usage_text[] =
-	"usage: kpgo flags [--compiler gcc] [--profile-dir DIR] [--partial-training]\n"
+	"usage: kpgo flags [--compiler gcc] [--profile-dir DIR] [--no-partial-training]\n"
 	"                  [--make | --ld | --json]\n"
 	"   or: kpgo flags --compiler clang --sample-profile FILE [--make | --ld | --json]\n"
 	"\n"
@@ -25,8 +25,12 @@ static const char usage_text[] =
 	"                                 taken) falls back to static heuristics, with a\n"
 	"                                 warning the profile report counts\n"
 	"  -Wno-error=missing-profile     likewise for objects without a profile\n"
-	"With --partial-training, code the training never ran is optimised as\n"
-	"without a profile instead of for size (bigger, safer for other workloads).\n"
+	"  -fprofile-partial-training     code the training never ran is optimised as\n"
+	"                                 without a profile, not for size as \"never\n"
+	"                                 executed\": a fleet runs what a training\n"
+	"                                 workload missed (docs/BENCHMARKS.md measures it)\n"
+	"--no-partial-training leaves that one out (smaller code, the untrained\n"
+	"paths slower); --partial-training, the default for GCC, is accepted.\n"
 	"Clang, with a sample profile (kpgo afdo, then llvm-profdata merge --sample):\n"
 	"  -fprofile-sample-use=FILE      read the profile\n"
 	"  -gline-tables-only             its counts are by line: the line tables\n"
@@ -44,11 +48,20 @@ static const char usage_text[] =
 
 int cmd_flags(int argc, char **argv)
 {
-	enum { OPT_PARTIAL = 256, OPT_COMPILER, OPT_MAKE, OPT_SAMPLE, OPT_LD, OPT_JSON };
+	enum {
+		OPT_PARTIAL = 256,
+		OPT_NO_PARTIAL,
+		OPT_COMPILER,
+		OPT_MAKE,
+		OPT_SAMPLE,
+		OPT_LD,
+		OPT_JSON
+	};
 	static const struct option opts[] = {
 		{ "profile-dir", required_argument, NULL, 'p' },
 		{ "compiler", required_argument, NULL, OPT_COMPILER },
 		{ "partial-training", no_argument, NULL, OPT_PARTIAL },
+		{ "no-partial-training", no_argument, NULL, OPT_NO_PARTIAL },
 		{ "sample-profile", required_argument, NULL, OPT_SAMPLE },
 		{ "make", no_argument, NULL, OPT_MAKE },
 		{ "ld", no_argument, NULL, OPT_LD },
@@ -60,6 +73,7 @@ int cmd_flags(int argc, char **argv)
 	struct strbuf cflags = STRBUF_INIT, ldflags = STRBUF_INIT, sb = STRBUF_INIT;
 	const char *compiler = "gcc";
 	bool make = false, ld = false, json = false;
+	int partial = -1; /* -1: the compiler's default (GCC: on) */
 	struct kpgo_json_writer w;
 	struct kpgo_error err;
 	int c, ret = 0;
@@ -68,7 +82,8 @@ int cmd_flags(int argc, char **argv)
 		switch (c) {
 		case 'p': o.profile_dir = optarg; break;
 		case OPT_COMPILER: compiler = optarg; break;
-		case OPT_PARTIAL: o.partial_training = true; break;
+		case OPT_PARTIAL: partial = 1; break;
+		case OPT_NO_PARTIAL: partial = 0; break;
 		case OPT_SAMPLE: o.sample_profile = optarg; break;
 		case OPT_MAKE: make = true; break;
 		case OPT_LD: ld = true; break;
@@ -81,6 +96,12 @@ int cmd_flags(int argc, char **argv)
 		return usage_error("flags", "unexpected argument '%s'", argv[optind]);
 	if (kpgo_compiler_parse(compiler, &o.compiler))
 		return usage_error("flags", "unknown compiler '%s' (gcc or clang)", compiler);
+	/*
+	 * GCC optimises for size what a profile says never ran: the packaged
+	 * kernel, trained on one workload, was slower than one built without
+	 * a profile on programs its training missed (docs/BENCHMARKS.md).
+	 */
+	o.partial_training = partial < 0 ? o.compiler == KPGO_COMPILER_GCC : partial;
 	if (make + ld + json > 1)
 		return usage_error("flags", "--make, --ld and --json exclude each other");
 	c = kpgo_flags(&o, &cflags, &ldflags, &err);

@@ -9,16 +9,20 @@
 # the plot).
 #
 #   kernels  baseline (no profile, the config's -O2), o3 (the same with
-#            -O3) and pgo (built with the profile below), all by GCC;
+#            -O3), pgo (built with the profile below) and pgo-pkg (the
+#            optimized flavour as `make packages` builds it: the default
+#            profile of profiles-store/, BENCH_PKG_PROFILE), all by GCC;
 #            clang-lto (Clang with ThinLTO, no profile) and clang-lto-pgo
 #            (the same with the profile below, converted by kpgo afdo into a
 #            sample profile); and the instrumented pgo-instr:
 #            hooks/build/kpgo-kbuild, each in its own tree directly inside the
 #            source tree (KSRC/baseline, KSRC/o3, KSRC/pgo-bench,
-#            KSRC/clang-lto, KSRC/clang-lto-pgo, KSRC/pgo-instr), reused when
+#            KSRC/pgo-pkg, KSRC/clang-lto, KSRC/clang-lto-pgo,
+#            KSRC/pgo-instr), reused when
 #            built before from the same inputs
 #   image    an ext4 disk image of the end-to-end test's Debian 12 root
-#            (tests/e2e/rootfs.sh) with the guest's init
+#            (tests/e2e/rootfs.sh) plus the foreign mix's benchmark
+#            programs (tests/bench/guest/bench.packages), with the guest's init
 #            (tests/bench/guest/init, PID 1: no systemd), the static
 #            workload programs, a static busybox and kpgo; cached under a
 #            hash of its inputs
@@ -31,13 +35,24 @@
 #            BENCH_MIN_APPLIED_CLANG % (Clang) of the profile applied
 #   boots    per mode, BENCH_ROUNDS rounds of one boot of each kernel in
 #            turn (baseline o3 pgo baseline o3 pgo ...); each boot runs the
-#            calibration loop, the training mix and the held-out mix (see
-#            tests/bench/guest/init) and powers off:
+#            calibration loop and the mixes of BENCH_MIXES (the training,
+#            held-out and foreign mixes; see tests/bench/guest/init) and
+#            powers off:
 #              wall    QEMU with KVM when a guest boots with it, else TCG;
 #                      ops/s from the guest's CLOCK_MONOTONIC
 #              icount  QEMU TCG with -icount shift=0,sleep=off: the guest's
 #                      clock advances 1 ns per guest instruction, so
 #                      guest ns per operation = instructions per operation
+#              cache   the same with the cache-model plugin
+#                      (tests/bench/cachesim.c, built by qemu-plugin.sh from
+#                      Debian's QEMU source): each program runs at two
+#                      counts between markers, and the difference gives
+#                      instructions, L1i, L1d and L2 misses per operation
+#                      of the measured loops alone, and the modelled cycles
+#                      (instructions + BENCH_L1_PENALTY x L1 misses +
+#                      BENCH_L2_PENALTY x L2 misses); BENCH_CACHE_ROUNDS
+#                      rounds at BENCH_CACHE_SCALE (the plugin makes a
+#                      boot several times slower)
 #   report   bench-report: the tables (median, min-max, ratio to baseline)
 #            and the plot of the ratios
 #
@@ -55,9 +70,24 @@
 #   BENCH_SCALE=1             operation counts: 1 as in the guest's init
 #                             (about a minute per boot under TCG), small
 #                             (0.1, a smoke test) or another number (0.5, 2)
-#   BENCH_MODES="wall icount" the measurement modes, in this order
+#   BENCH_MODES="wall icount" the measurement modes, in this order (wall,
+#                             icount, cache)
+#   BENCH_MIXES=train,heldout,foreign   the mixes each boot runs (after
+#                             the calibration loop)
 #   BENCH_KERNELS="baseline o3 pgo clang-lto clang-lto-pgo"
-#                             the kernels; baseline is required
+#                             the kernels (baseline, o3, pgo, pgo-pkg,
+#                             clang-lto, clang-lto-pgo); baseline is required
+#   BENCH_PKG_PROFILE=profiles-store/6.1/small.kpgo   pgo-pkg's profile
+#   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
+#                             two pgo-pkg builds (two profiles, or two kpgo
+#                             versions' flags) kept side by side
+#   BENCH_CACHE_ROUNDS=1      boots of each kernel in mode cache
+#   BENCH_CACHE_SCALE=0.2     their operation counts (and twice these)
+#   BENCH_CACHES="l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64"
+#                             the modelled caches, SIZE:WAYS:LINE (AMD EPYC
+#                             9004, Zen 4, per core)
+#   BENCH_L1_PENALTY=14 BENCH_L2_PENALTY=50   modelled cycles per L1 miss
+#                             (an L2 hit) and per L2 miss (an L3 hit)
 #   BENCH_OUT=build/bench-kernel
 #   BENCH_TRAIN_SCALE=1       the training boot's operation counts
 #   BENCH_MIN_APPLIED=90      % of the profile's functions that must apply
@@ -65,6 +95,8 @@
 #                             profile Clang applied: see its pgo-report)
 #   BENCH_CLANG=clang-16      the Clang of the clang kernels (LLVM=-16)
 #   BENCH_TIMEOUT=1800        seconds one boot may take
+#   BENCH_RESUME=1            boots whose logs in BENCH_OUT ran to their end
+#                             (a run that stopped) are read, not repeated
 #   BENCH_INSTR=DIR           an instrumented tree (pgo-instr) to use as it
 #                             is, neither configured nor built (one that
 #                             another job is using); default KSRC/pgo-instr,
@@ -96,6 +128,14 @@ rounds=${BENCH_ROUNDS:-5}
 scale_in=${BENCH_SCALE:-1}
 read -r -a modes <<<"${BENCH_MODES:-wall icount}"
 read -r -a kernels <<<"${BENCH_KERNELS:-baseline o3 pgo clang-lto clang-lto-pgo}"
+mixes=${BENCH_MIXES:-train,heldout,foreign}
+pkg_profile=$(readlink -m "${BENCH_PKG_PROFILE:-$top/profiles-store/6.1/small.kpgo}")
+cache_rounds=${BENCH_CACHE_ROUNDS:-1}
+pkg_tree_in=${BENCH_PKG_TREE:-}
+cache_scale_in=${BENCH_CACHE_SCALE:-0.2}
+read -r -a caches <<<"${BENCH_CACHES:-l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64}"
+l1_penalty=${BENCH_L1_PENALTY:-14}
+l2_penalty=${BENCH_L2_PENALTY:-50}
 out=$(readlink -m "${BENCH_OUT:-$top/build/bench-kernel}")
 train_scale_in=${BENCH_TRAIN_SCALE:-1}
 min_applied=${BENCH_MIN_APPLIED:-90}
@@ -121,6 +161,15 @@ permille() {
 }
 
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "bad BENCH_ROUNDS '$rounds' (a positive number)"
+[[ $cache_rounds =~ ^[1-9][0-9]*$ ]] || die "bad BENCH_CACHE_ROUNDS '$cache_rounds' (a positive number)"
+cache_scale=$(permille "$cache_scale_in") || die "bad BENCH_CACHE_SCALE '$cache_scale_in'"
+[[ $mixes =~ ^(train|heldout|foreign)(,(train|heldout|foreign))*$ ]] ||
+	die "bad BENCH_MIXES '$mixes' (train, heldout, foreign, comma-separated)"
+[[ $l1_penalty =~ ^[0-9]+$ ]] || die "bad BENCH_L1_PENALTY '$l1_penalty'"
+[[ $l2_penalty =~ ^[0-9]+$ ]] || die "bad BENCH_L2_PENALTY '$l2_penalty'"
+for c in "${caches[@]}"; do
+	[[ $c =~ ^(l1i|l1d|l2)=[0-9]+:[0-9]+:[0-9]+$ ]] || die "bad cache '$c' in BENCH_CACHES (l1i=SIZE:WAYS:LINE)"
+done
 scale=$(permille "$scale_in") || die "bad BENCH_SCALE '$scale_in' (small or a positive number)"
 train_scale=$(permille "$train_scale_in") || die "bad BENCH_TRAIN_SCALE '$train_scale_in'"
 [[ $min_applied =~ ^([0-9]|[1-9][0-9]|100)$ ]] || die "bad BENCH_MIN_APPLIED '$min_applied' (0 to 100)"
@@ -131,16 +180,16 @@ train_scale=$(permille "$train_scale_in") || die "bad BENCH_TRAIN_SCALE '$train_
 [ "${#modes[@]}" -gt 0 ] || die "BENCH_MODES is empty (wall, icount or both)"
 for m in "${modes[@]}"; do
 	case $m in
-	wall | icount) ;;
-	*) die "unknown mode '$m' in BENCH_MODES (wall or icount)" ;;
+	wall | icount | cache) ;;
+	*) die "unknown mode '$m' in BENCH_MODES (wall, icount or cache)" ;;
 	esac
 done
 has_baseline=false
 for k in "${kernels[@]}"; do
 	case $k in
 	baseline) has_baseline=true ;;
-	o3 | pgo | clang-lto | clang-lto-pgo) ;;
-	*) die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, clang-lto, clang-lto-pgo)" ;;
+	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo) ;;
+	*) die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo)" ;;
 	esac
 done
 if ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
@@ -159,6 +208,8 @@ for w in wl-micro wl-syscall wl-pipe wl-fork wl-file wl-socket; do
 	[ -x "$bench/$w" ] || die "no workload program '$bench/$w' (make workloads)"
 done
 [ -f "$ksrc/Makefile" ] || die "no kernel source tree at '$ksrc' (make unpacks it)"
+pkg_tree=$(readlink -m "${pkg_tree_in:-$ksrc/pgo-pkg}")
+[ "$(dirname "$pkg_tree")" = "$ksrc" ] || die "BENCH_PKG_TREE '$pkg_tree' is not directly inside '$ksrc'"
 
 logs=$out/logs
 mkdir -p "$out" "$logs"
@@ -170,6 +221,7 @@ t_all=$SECONDS
 tree() {
 	case $1 in
 	pgo) echo "$ksrc/pgo-bench" ;;
+	pgo-pkg) echo "$pkg_tree" ;;
 	*) echo "$ksrc/$1" ;;
 	esac
 }
@@ -223,34 +275,21 @@ for k in "${kernels[@]}"; do
 	case $k in
 	baseline | o3) kbuild "$k" --flavour "$k" ;;
 	clang-lto) kbuild "$k" --flavour baseline "${clang_opts[@]}" ;;
+	pgo-pkg)
+		[ -r "$pkg_profile" ] || die "cannot read BENCH_PKG_PROFILE '$pkg_profile'"
+		kbuild "$k" --flavour pgo --profile "$pkg_profile" --min-applied 50
+		;;
 	esac
 done
 
 # --- image ----------------------------------------------------------------
 
-rootfs_tar=$("$top/tests/e2e/rootfs.sh" --cache "$cache" 2>"$logs/rootfs.log") ||
-	die "tests/e2e/rootfs.sh failed; see $logs/rootfs.log"
-wl_progs=("$bench"/wl-*)
-key=$({
-	printf 'rootfs %s\n' "$(basename "$rootfs_tar")"
-	sha256sum "$here/guest/init" "$busybox" "$kpgo" "${wl_progs[@]}" | cut -d' ' -f1
-} | sha256sum | cut -c1-16)
-disk=$out/disk-$key.img
-if [ -s "$disk" ]; then
-	note "image $disk (cached)"
-else
-	note "making the image $disk from $(basename "$rootfs_tar")"
-	rm -rf "$out/root" "$out"/disk-*.img
-	mkdir -p "$out/root"
-	tar -xpf "$rootfs_tar" -C "$out/root" --numeric-owner || die "cannot unpack $rootfs_tar"
-	install -d "$out/root/usr/local/lib/kpgo-bench"
-	install -m 0755 "$here/guest/init" "$busybox" "$kpgo" "${wl_progs[@]}" \
-		"$out/root/usr/local/lib/kpgo-bench/"
-	mkfs.ext4 -q -F -L kpgo-bench -d "$out/root" "$disk.tmp" 1G >"$logs/mkfs.log" 2>&1 ||
-		die "mkfs.ext4 -d failed; see $logs/mkfs.log"
-	mv "$disk.tmp" "$disk"
-	rm -rf "$out/root"
-fi
+disk=$("$here/guest-image.sh" --out "$out" --kpgo "$kpgo" --bench "$bench" --cache "$cache" \
+	--log "$logs/image.log") || die "making the guest's image failed; see $logs/image.log"
+# the Debian root in it (cached by rootfs.sh: named by its inputs)
+rootfs_tar=$("$top/tests/e2e/rootfs.sh" --cache "$cache" --extra "$here/guest/bench.packages" 2>>"$logs/image.log") ||
+	die "tests/e2e/rootfs.sh failed; see $logs/image.log"
+note "image $disk"
 
 # --- booting ------------------------------------------------------------
 
@@ -260,6 +299,14 @@ boot() {
 	local name=$1 kernel=$2 params=$3 rc=0 why t0=$SECONDS
 	local console=$logs/$name.console
 	shift 3
+	# BENCH_RESUME=1: a boot of this name that ran to its end before (a run
+	# that stopped later) is read again, not repeated
+	# (check_release then checks it was of the same kernel)
+	if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$logs/$name.txt" ] && grep -qx 'done' "$logs/$name.txt"; then
+		note "boot $name: the log of an earlier run (BENCH_RESUME=1)"
+		boot_s=0
+		return
+	fi
 	timeout "$boot_timeout" qemu-system-x86_64 "$@" -m 1024 -smp 1 \
 		-display none -monitor none -serial stdio -no-reboot -nic none \
 		-kernel "$kernel" \
@@ -350,6 +397,8 @@ fi
 		if [ "$k" = pgo ] || [ "$k" = clang-lto-pgo ]; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
+		elif [ "$k" = pgo-pkg ]; then
+			prof="default (${pkg_profile#"$top"/}, sha256 $(sha256sum <"$pkg_profile" | cut -c1-12)): $(sed -n 's/^verdict: //p' "$d/pgo-report")"
 		fi
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$(release_of "$d")" "${d#"$ksrc"/}" \
 			"$text" "$data" "$bss" "$(stat -c %s "$d/arch/x86/boot/bzImage")" "$cold" "$prof"
@@ -359,24 +408,78 @@ fi
 # --- the benchmark boots ------------------------------------------------
 
 accel=$(kpgo_qemu_accel "$out" "$(tree baseline)/arch/x86/boot/bzImage" "$(empty_initrd)")
+plugin=''
+for mode in "${modes[@]}"; do
+	[ "$mode" = cache ] || continue
+	plugin=$("$here/qemu-plugin.sh" --out "$top/build/qemu-plugin" 2>"$logs/qemu-plugin.log") ||
+		die "building the cache-model plugin failed; see $logs/qemu-plugin.log"
+	note "cache model: $plugin (${caches[*]})"
+done
 results=$out/results.tsv
 printf 'mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel\n' >"$results"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A boot_secs=()
 for mode in "${modes[@]}"; do
+	mode_rounds=$rounds mode_scale=$scale mode_scale_in=$scale_in params=''
 	if [ "$mode" = icount ]; then
 		qargs=(-accel tcg -icount 'shift=0,sleep=off')
 		label=tcg-icount
+	elif [ "$mode" = cache ]; then
+		qargs=(-accel tcg -icount 'shift=0,sleep=off')
+		label=tcg-icount-cachesim
+		mode_rounds=$cache_rounds mode_scale=$cache_scale mode_scale_in=$cache_scale_in
+		params=' kpgo_cache=1'
 	else
 		qargs=(-accel "$accel")
 		label=$accel
 	fi
-	for r in $(seq "$rounds"); do
+	for r in $(seq "$mode_rounds"); do
 		for k in "${kernels[@]}"; do
 			name=$mode-$r-$k
-			note "boot $name ($label, scale $scale_in)"
+			note "boot $name ($label, scale $mode_scale_in)"
+			if [ "$mode" = cache ]; then
+				plug=$plugin,out=$logs/$name.cache
+				for c in "${caches[@]}"; do plug+=,$c; done
+				boot "$name" "$(tree "$k")/arch/x86/boot/bzImage" \
+					"kpgo_mix=$mixes kpgo_scale=$mode_scale$params" "${qargs[@]}" -plugin "$plug"
+				check_release "$name" "$(tree "$k")"
+				boot_secs[$mode]=$((${boot_secs[$mode]:-0} + boot_s))
+				# window k of the console lies between the plugin's marks
+				# 2k-1 and 2k; each program has two windows (its count and
+				# twice it): per operation, the difference of the two
+				# windows' counts over that of their operations
+				awk -v round="$r" -v kernel="$k" -v accel="$label" -v p1="$l1_penalty" \
+					-v p2="$l2_penalty" -v f="$logs/$name.cache" '
+					FNR == NR {
+						if ($1 == "mark" && NF == 9) { for (i = 3; i <= 9; i++) m[$2, i] = $i; nm = $2 }
+						next
+					}
+					$1 != "window" { next }
+					NF != 4 || $4 !~ /^ops=[0-9]+$/ { printf "%s: bad window line: %s\n", f, $0 > "/dev/stderr"; bad = 1; exit 1 }
+					{
+						w++
+						if (2 * w > nm) { printf "%s: %d marks for %d windows\n", f, nm, w > "/dev/stderr"; bad = 1; exit 1 }
+						for (i = 3; i <= 9; i++) d[i] = m[2 * w, i] - m[2 * w - 1, i]
+						ops = substr($4, 5) + 0
+						if (w % 2) { for (i = 3; i <= 9; i++) first[i] = d[i]; fops = ops; fname = $3; next }
+						if ($3 != fname || ops <= fops) { printf "%s: windows %d and %d are not one program at two counts\n", f, w - 1, w > "/dev/stderr"; bad = 1; exit 1 }
+						dops = ops - fops
+						for (i = 3; i <= 9; i++) { v[i] = d[i] - first[i]; if (v[i] < 0) v[i] = 0 }
+						cyc = v[3] + p1 * (v[5] + v[7]) + p2 * v[9]
+						split("cache-insns 3 cache-l1i 5 cache-l1d 7 cache-l2 9", t, " ")
+						for (j = 1; j <= 8; j += 2)
+							printf "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", t[j], round, kernel, $2, $3, dops, v[t[j + 1]], accel
+						printf "cache-cycles\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", round, kernel, $2, $3, dops, cyc, accel
+						n++
+					}
+					END { if (!bad && n == 0) { printf "%s: no cache results\n", f > "/dev/stderr"; exit 1 } }
+				' "$logs/$name.cache" "$logs/$name.txt" >>"$results" ||
+					die "boot $name: bad cache results (console: $logs/$name.console)"
+				note "boot $name: ${boot_s}s"
+				continue
+			fi
 			boot "$name" "$(tree "$k")/arch/x86/boot/bzImage" \
-				"kpgo_mix=calib,train,heldout kpgo_scale=$scale" "${qargs[@]}"
+				"kpgo_mix=calib,$mixes kpgo_scale=$mode_scale" "${qargs[@]}"
 			check_release "$name" "$(tree "$k")"
 			boot_secs[$mode]=$((${boot_secs[$mode]:-0} + boot_s))
 			awk -v mode="$mode" -v round="$r" -v kernel="$k" -v accel="$label" -v f="$logs/$name.txt" '
@@ -386,6 +489,12 @@ for mode in "${modes[@]}"; do
 				}
 				{ printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mode, round, kernel, $2, $3,
 					substr($4, 5), substr($5, 9), accel; n++ }
+				# the guest'"'"'s context switches while the program ran: in
+				# icount mode, a row of the mode ctxsw (count per operation)
+				mode == "icount" && $NF ~ /^ctxsw=[0-9]+$/ {
+					printf "ctxsw\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", round, kernel, $2, $3,
+						substr($4, 5), substr($NF, 7), accel
+				}
 				END { if (!bad && n == 0) { printf "%s: no results\n", f > "/dev/stderr"; exit 1 } }
 			' "$logs/$name.txt" >>"$results" || die "boot $name: bad results (console: $logs/$name.console)"
 			note "boot $name: ${boot_s}s"
@@ -398,9 +507,15 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 per_boot=()
 for mode in "${modes[@]}"; do
-	per_boot+=("$mode $((boot_secs[$mode] / (rounds * ${#kernels[@]})))s")
+	n_boots=$rounds
+	[ "$mode" != cache ] || n_boots=$cache_rounds
+	per_boot+=("$mode $((boot_secs[$mode] / (n_boots * ${#kernels[@]})))s")
 done
-settings="BENCH_ROUNDS=$rounds BENCH_SCALE=$scale_in BENCH_MODES=\"${modes[*]}\" BENCH_KERNELS=\"${kernels[*]}\""
+settings="BENCH_ROUNDS=$rounds BENCH_SCALE=$scale_in BENCH_MODES=\"${modes[*]}\" BENCH_MIXES=$mixes BENCH_KERNELS=\"${kernels[*]}\""
+for mode in "${modes[@]}"; do
+	[ "$mode" != cache ] ||
+		settings+=" BENCH_CACHE_ROUNDS=$cache_rounds BENCH_CACHE_SCALE=$cache_scale_in BENCH_CACHES=\"${caches[*]}\" BENCH_L1_PENALTY=$l1_penalty BENCH_L2_PENALTY=$l2_penalty"
+done
 # the calibration loop under icount: within 2% of its instruction count,
 # or the icount numbers are not instruction counts (bench-report fails
 # after writing the report)

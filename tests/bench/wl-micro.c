@@ -18,6 +18,9 @@
  *   calib    a loop of a known number of instructions, no system call:
  *            under QEMU -icount (1 ns of guest time per instruction) it
  *            must measure that many ns per operation; -x prints the number
+ *   mark     the cache model's marker (tests/bench/cachesim.c), a no-op
+ *            that the QEMU plugin sees: each one makes it write its counts
+ *            so far; no result line
  *
  * Prints the wl line (wl.h) with the name wl-micro-TEST.
  */
@@ -37,7 +40,8 @@
 #define CALIB_LOOPS 100000UL
 #define CALIB_INSNS (2 * CALIB_LOOPS + 1)
 
-#define USAGE " -t syscall|pipe|ctxsw|fork|exec|open|mmap|unix|tcp|calib [-d DIR] [-p PAGES] [-x]"
+#define USAGE                                                                                      \
+	" -t syscall|pipe|ctxsw|fork|exec|open|mmap|unix|tcp|calib|mark [-d DIR] [-p PAGES] [-x]"
 
 struct opts {
 	const char *dir;
@@ -230,7 +234,8 @@ static void t_mmap(struct wl *w, const struct opts *o)
 
 	wl_start(w);
 	for (i = 0; i < w->ops; i++) {
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
 
 		if (p == MAP_FAILED)
 			wl_die(w, "mmap");
@@ -313,6 +318,22 @@ static void t_calib(struct wl *w, const struct opts *o)
 	wl_report(w);
 }
 
+/* mark: `nopl 0x4f47504b(%rax)`, 0f 1f 80 "KPGO", once per operation. */
+static void t_mark(struct wl *w, const struct opts *o)
+{
+	unsigned long i;
+
+	(void)o;
+	for (i = 0; i < w->ops; i++) {
+#if defined(__x86_64__)
+		__asm__ volatile(".byte 0x0f, 0x1f, 0x80, 0x4b, 0x50, 0x47, 0x4f" ::: "memory");
+#else
+		errno = 0;
+		wl_die(w, "-t mark is for x86_64 only");
+#endif
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -331,6 +352,7 @@ int main(int argc, char **argv)
 		{ "unix", t_unix, 20000, "1-byte round trips over a unix stream socket pair" },
 		{ "tcp", t_tcp, 10000, "1-byte round trips over TCP on 127.0.0.1" },
 		{ "calib", t_calib, 1000, "loops of 2x100000+1 instructions, no system call" },
+		{ "mark", t_mark, 1, "the cache model's marker, no result line" },
 	};
 	struct wl w = { .name = "wl-micro", .ops = 0, .what = "one kernel path (-t)" };
 	struct opts o = { .dir = NULL, .pages = 16 };

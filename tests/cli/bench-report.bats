@@ -145,7 +145,7 @@ row() {
     sed '2s/^wall/walls/' "$W/r.tsv" >"$W/m.tsv"
     run "$BR" "$W/m.tsv"
     assert_failure 1
-    assert_output "bench-report: '$W/m.tsv' line 2: unknown mode 'walls' (wall or icount)"
+    assert_output "bench-report: '$W/m.tsv' line 2: unknown mode 'walls' (wall, icount or cache-*)"
 
     grep -v baseline "$W/r.tsv" >"$W/b.tsv"
     run "$BR" "$W/b.tsv"
@@ -174,4 +174,43 @@ row() {
     assert_output "bench-report: the calibration loop measured +5.53% against its 190000 instructions (more than 5%): icount's ns are not instructions here"
     run grep -c 'for a loop of 190000 instructions' "$W/r.md"
     assert_output 1
+}
+
+@test "bench-report: the cache modes are counts per operation, lower is better" {
+    {
+        printf 'mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel\n'
+        # L1i misses: baseline 2000/1000 = 2 per op, pgo 1000/1000 = 1: ratio 2
+        printf 'cache-l1i\t1\tbaseline\tforeign\tw1\t1000\t2000\ttcg-icount-cachesim\n'
+        printf 'cache-l1i\t1\tpgo\tforeign\tw1\t1000\t1000\ttcg-icount-cachesim\n'
+        # L2 misses: zero for pgo, no ratio
+        printf 'cache-l2\t1\tbaseline\tforeign\tw1\t1000\t10\ttcg-icount-cachesim\n'
+        printf 'cache-l2\t1\tpgo\tforeign\tw1\t1000\t0\ttcg-icount-cachesim\n'
+        printf 'cache-cycles\t1\tbaseline\tforeign\tw1\t1000\t5000000\ttcg-icount-cachesim\n'
+        printf 'cache-cycles\t1\tpgo\tforeign\tw1\t1000\t4000000\ttcg-icount-cachesim\n'
+        # context switches: 2 per operation on both, not in the plot
+        printf 'ctxsw\t1\tbaseline\tforeign\tw1\t1000\t2000\ttcg-icount\n'
+        printf 'ctxsw\t1\tpgo\tforeign\tw1\t1000\t2000\ttcg-icount\n'
+    } >"$W/cache.tsv"
+    run "$BR" -o "$W/cache.md" --svg "$W/cache.svg" "$W/cache.tsv"
+    assert_success
+    run cat "$W/cache.md"
+    assert_output --partial "### L1 instruction cache misses per operation (cache model), foreign mix"
+    assert_output --partial "| w1 | 2.00 [2.00–2.00] | 1.00 [1.00–1.00] | 2.000 (-50.0% L1i misses) |"
+    assert_output --partial "| w1 | 0.01 [0.01–0.01] | 0.00 [0.00–0.00] | — |"
+    assert_output --partial "| w1 | 5000 [5000–5000] | 4000 [4000–4000] | 1.250 (-20.0% modelled cycles) |"
+    # the plot has the modelled cycles, not every cache count
+    run grep -c 'Modelled cycles per operation' "$W/cache.svg"
+    assert_output 1
+    run grep -c 'L1 instruction cache misses' "$W/cache.svg"
+    assert_output 0
+    run grep -c 'Context switches' "$W/cache.svg"
+    assert_output 0
+    run cat "$W/cache.md"
+    assert_output --partial "### Context switches per operation (the whole guest's, /proc/stat), foreign mix"
+    assert_output --partial "| w1 | 2.00 [2.00–2.00] | 2.00 [2.00–2.00] | 1.000 (+0.0% context switches) |"
+    # a zero count is no count in the other modes
+    printf 'mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel\nicount\t1\tbaseline\tx\tw\t1\t0\ttcg\n' >"$W/zero.tsv"
+    run "$BR" "$W/zero.tsv"
+    assert_failure 1
+    assert_output --partial "bad seconds '0'"
 }

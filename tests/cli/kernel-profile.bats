@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# kpgo info and kpgo diff on real kernel profiles: the default profile
-# (profiles-store/6.1/small.kpgo, the training mix) and a held-out one of
+# kpgo info and kpgo diff on real kernel profiles: the former default
+# profile (tests/fixtures/kernel/small-train.kpgo, the busybox training
+# loop; profiles-store/ holds a newer one) and a held-out one of
 # the same kernel source and config (tests/fixtures/kernel/, made with
 # tests/kernel/init-heldout), named from the .gcno files of four of the
 # instrumented build's objects (see tests/fixtures/kernel/README.md).
@@ -12,7 +13,7 @@ bats_require_minimum_version 1.5.0
 setup() {
     W=$BATS_TEST_TMPDIR
     ROOT=$BATS_TEST_DIRNAME/../..
-    TRAIN=$ROOT/profiles-store/6.1/small.kpgo
+    TRAIN=$ROOT/tests/fixtures/kernel/small-train.kpgo
     HELD=$ROOT/tests/fixtures/kernel/small-heldout.kpgo
     GCNO=$W/gcno
     mkdir -p "$GCNO"

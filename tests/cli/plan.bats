@@ -126,7 +126,10 @@ value() {
     run grep -c "$sha" "$W/changelog"
     assert_output 1
     grep -q "linux-source-6.1 6.1.192-3" "$W/changelog"
-    grep -q "workload small-train" "$W/changelog"
+    # the profile's own workload label (profiles-store's default profile)
+    wl=$(kpgo info "$PROFILE" | sed -n 's/^  WORKLOAD=//p')
+    [ -n "$wl" ]
+    grep -q "workload $wl" "$W/changelog"
     run kpgo plan "${BASE[@]}" --profile "$PROFILE" --changelog pgo --as-source
     printf '%s\n' "$output" >"$W/changelog"
     run dpkg-parsechangelog -l "$W/changelog" -SSource

@@ -8,7 +8,11 @@
 # inputs (this script, the package list, suite, mirror, architecture):
 # made again only when one of them changes. Prints the archive's path.
 #
-#   rootfs.sh --cache DIR [--suite SUITE] [--mirror URL]
+#   rootfs.sh --cache DIR [--suite SUITE] [--mirror URL] [--extra FILE]
+#
+# --extra FILE: more packages, one per line like rootfs.packages, for an
+# image of another use (the kernel benchmark's, tests/bench/guest/packages);
+# its archive is named after FILE and cached beside the plain one.
 #
 # Root only (mmdebstrap's root mode; the archive keeps owners and modes).
 # The image has no network: its sources.list is empty, packages come from
@@ -56,13 +60,14 @@ if [ "${1:-}" = --customize ]; then
 	exit 0
 fi
 
-cache='' suite=bookworm mirror=http://deb.debian.org/debian
+cache='' suite=bookworm mirror=http://deb.debian.org/debian extra=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cache) cache=${2:?}; shift 2 ;;
 	--suite) suite=${2:?}; shift 2 ;;
 	--mirror) mirror=${2:?}; shift 2 ;;
-	*) die "usage: $prog --cache DIR [--suite SUITE] [--mirror URL]" ;;
+	--extra) extra=${2:?}; shift 2 ;;
+	*) die "usage: $prog --cache DIR [--suite SUITE] [--mirror URL] [--extra FILE]" ;;
 	esac
 done
 [ -n "$cache" ] || die "--cache is required"
@@ -70,12 +75,22 @@ done
 command -v mmdebstrap >/dev/null || die "mmdebstrap not found (tests/install-deps.sh installs it)"
 
 arch=$(dpkg --print-architecture)
-packages=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/rootfs.packages" | sort -u | paste -sd,)
+lists=("$here/rootfs.packages")
+tag=''
+if [ -n "$extra" ]; then
+	[ -r "$extra" ] || die "cannot read '$extra'"
+	lists+=("$extra")
+	tag=$(basename "$extra" .packages)
+	[[ $tag =~ ^[A-Za-z0-9_]+$ ]] || tag=extra
+	tag=-$tag
+fi
+packages=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${lists[@]}" | sort -u | paste -sd,)
+[[ $packages =~ ^[a-z0-9][-a-z0-9.+,]*$ ]] || die "bad package name in ${lists[*]}"
 key=$({
 	sha256sum <"$0"
 	printf 'packages %s\nsuite %s\nmirror %s\narch %s\n' "$packages" "$suite" "$mirror" "$arch"
 } | sha256sum | cut -c1-16)
-out=$cache/rootfs-$suite-$key.tar
+out=$cache/rootfs-$suite$tag-$key.tar
 
 mkdir -p "$cache"
 exec 9>"$cache/rootfs.lock"
@@ -85,8 +100,9 @@ if [ -s "$out" ]; then
 	echo "$out"
 	exit 0
 fi
-# Archives of older inputs are of no further use.
-rm -f "$cache"/rootfs-*.tar "$cache"/rootfs-*.tar.tmp
+# Archives of older inputs are of no further use (those of other package
+# lists are another image's).
+rm -f "$cache/rootfs-$suite$tag"-????????????????.tar "$cache/rootfs-$suite$tag"-????????????????.tar.tmp
 printf '%s: making %s (%s, %s)\n' "$prog" "$out" "$suite" "$packages" >&2
 mmdebstrap --mode=root --variant=minbase --architectures="$arch" \
 	--include="$packages" \

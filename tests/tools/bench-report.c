@@ -18,6 +18,15 @@
  * is how QEMU ran (kvm, tcg). The mix "calib" holds the calibration loop
  * (wl-micro -t calib), of --calib-insns instructions per operation.
  *
+ * The cache mode's rows (tests/bench/cachesim.c, the QEMU plugin) have the
+ * modes cache-insns, cache-l1i, cache-l1d, cache-l2 (instructions, L1i,
+ * L1d and L2 misses) and cache-cycles (modelled cycles); for them the
+ * "seconds" column holds the count of those events over ops operations
+ * (zero allowed), and they read like icount: lower is better, the ratio is
+ * baseline / kernel. The mode ctxsw is the same kind of count: the guest's
+ * context switches while the program ran (a check that both kernels
+ * scheduled the program alike; not plotted).
+ *
  * For each mode, mix, workload and kernel: the median, minimum and maximum
  * over the rounds, and the ratio of the medians to the baseline kernel's,
  * always "above 1 is better": wall, kernel ops/s / baseline ops/s; icount,
@@ -146,6 +155,45 @@ static bool split(char *line, char **f, size_t n)
 	return i == n;
 }
 
+/* The cache modes and what they count; NULL for another mode. */
+static const struct {
+	const char *mode, *what, *unit;
+} cache_modes[] = {
+	{ "cache-insns", "Instructions per operation (cache mode's plugin)", "instr." },
+	{ "cache-l1i", "L1 instruction cache misses per operation (cache model)", "L1i misses" },
+	{ "cache-l1d", "L1 data cache misses per operation (cache model)", "L1d misses" },
+	{ "cache-l2", "L2 cache misses per operation (cache model)", "L2 misses" },
+	{ "cache-cycles", "Modelled cycles per operation (cache model)", "modelled cycles" },
+	{ "ctxsw", "Context switches per operation (the whole guest's, /proc/stat)",
+	  "context switches" },
+};
+
+static const char *cache_label(const char *mode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cache_modes) / sizeof(cache_modes[0]); i++)
+		if (!strcmp(mode, cache_modes[i].mode))
+			return cache_modes[i].what;
+	return NULL;
+}
+
+static const char *cache_unit(const char *mode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cache_modes) / sizeof(cache_modes[0]); i++)
+		if (!strcmp(mode, cache_modes[i].mode))
+			return cache_modes[i].unit;
+	return NULL;
+}
+
+/* Counts per operation, lower is better: icount and the cache modes. */
+static bool is_count_mode(const char *mode)
+{
+	return !strcmp(mode, "icount") || cache_label(mode);
+}
+
 static void parse_row(char **f, size_t lineno)
 {
 	static const char *names[] = { "mode", "round", "kernel", "mix", "workload" };
@@ -159,15 +207,17 @@ static void parse_row(char **f, size_t lineno)
 			die("'%s' line %zu: bad %s '%s'", input_name, lineno, names[i], f[i]);
 	if (!is_name(f[7]))
 		die("'%s' line %zu: bad accel '%s'", input_name, lineno, f[7]);
-	if (strcmp(f[0], "wall") && strcmp(f[0], "icount"))
-		die("'%s' line %zu: unknown mode '%s' (wall or icount)", input_name, lineno, f[0]);
+	if (strcmp(f[0], "wall") && strcmp(f[0], "icount") && !cache_label(f[0]))
+		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", input_name,
+		    lineno, f[0]);
 	if (kpgo_parse_u64(f[1], &round) || round == 0 || round > 1000000)
 		die("'%s' line %zu: bad round '%s'", input_name, lineno, f[1]);
 	if (kpgo_parse_u64(f[5], &r.ops) || r.ops == 0)
 		die("'%s' line %zu: bad operation count '%s'", input_name, lineno, f[5]);
 	errno = 0;
 	r.seconds = strtod(f[6], &end);
-	if (errno || end == f[6] || *end || !isfinite(r.seconds) || r.seconds <= 0)
+	if (errno || end == f[6] || *end || !isfinite(r.seconds) || r.seconds < 0 ||
+	    (r.seconds == 0 && !cache_label(f[0])))
 		die("'%s' line %zu: bad seconds '%s'", input_name, lineno, f[6]);
 	r.mode = xstrdup(f[0]);
 	r.round = (unsigned long)round;
@@ -273,6 +323,8 @@ static double metric(const struct row *r)
 {
 	if (!strcmp(r->mode, "icount"))
 		return r->seconds * 1e9 / (double)r->ops;
+	if (cache_label(r->mode))
+		return r->seconds / (double)r->ops;
 	return (double)r->ops / r->seconds;
 }
 
@@ -305,10 +357,12 @@ static struct cell summarize(const struct key *k)
 	return c;
 }
 
-/* Above 1 is better, in both modes. */
+/* Above 1 is better, in every mode; NAN where a count is zero. */
 static double ratio(const char *mode, double kernel, double base)
 {
-	return !strcmp(mode, "icount") ? base / kernel : kernel / base;
+	if (kernel <= 0 || base <= 0)
+		return NAN;
+	return is_count_mode(mode) ? base / kernel : kernel / base;
 }
 
 /* The rounds the baseline has in @mode: how many boots each median is of. */
@@ -361,9 +415,14 @@ static void md_cell(struct strbuf *sb, const struct cell *c, size_t rounds)
 
 static void md_ratio(struct strbuf *sb, double r, const char *mode)
 {
-	double pct = !strcmp(mode, "icount") ? (1 / r - 1) * 100 : (r - 1) * 100;
+	double pct = is_count_mode(mode) ? (1 / r - 1) * 100 : (r - 1) * 100;
+	const char *unit = !strcmp(mode, "icount") ? "instr." : cache_unit(mode);
 
-	out(sb, "%.3f (%+.1f%%%s)", r, pct, !strcmp(mode, "icount") ? " instr." : "");
+	if (isnan(r)) {
+		out(sb, "—");
+		return;
+	}
+	out(sb, "%.3f (%+.1f%%%s%s)", r, pct, unit ? " " : "", unit ? unit : "");
 }
 
 static bool is_mode_mix(const struct row *r, const void *arg)
@@ -390,6 +449,26 @@ static const char *accel_of(const char *mode)
 
 static void md_mode_intro(struct strbuf *sb, const char *mode, size_t rounds)
 {
+	if (!strcmp(mode, "ctxsw")) {
+		out(sb,
+		    "%s while the program ran (its start and exit included), from the "
+		    "icount boots: where two kernels differ here, they scheduled the program "
+		    "differently, and its instruction counts differ for that reason too. Cells: "
+		    "median [min–max] of %zu boots per kernel; ratio: baseline / kernel.\n\n",
+		    cache_label(mode), rounds);
+		return;
+	}
+	if (cache_label(mode)) {
+		out(sb,
+		    "%s, of the measured loops only: each program ran at two operation "
+		    "counts, and the counts are the difference of the two runs over the "
+		    "difference of their operations. QEMU TCG with -icount and the cache-model "
+		    "plugin (tests/bench/cachesim.c); lower is better. Cells: median [min–max] "
+		    "of %zu boots per kernel. Ratio: baseline's median / the kernel's, above 1 "
+		    "means fewer than baseline (in brackets: the change).\n\n",
+		    cache_label(mode), rounds);
+		return;
+	}
 	if (!strcmp(mode, "icount")) {
 		out(sb,
 		    "Guest instructions per operation, user and kernel, counted by QEMU "
@@ -460,8 +539,10 @@ static void md_table(struct strbuf *sb, const char *mode, const char *mix,
 				out(sb, " ");
 				md_ratio(sb, r, mode);
 				out(sb, " |");
-				logsum[j] += log(r);
-				nlog[j]++;
+				if (!isnan(r)) {
+					logsum[j] += log(r);
+					nlog[j]++;
+				}
 			} else {
 				out(sb, " — |");
 			}
@@ -647,6 +728,8 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 	if (!strcmp(p->mode, "icount"))
 		out(sb, "Guest instructions per operation (QEMU -icount), %s mix: baseline / kernel",
 		    p->mix);
+	else if (cache_label(p->mode))
+		out(sb, "%s, %s mix: baseline / kernel", cache_label(p->mode), p->mix);
 	else
 		out(sb, "Wall-clock ops/s under %s, %s mix: kernel / baseline",
 		    !strcmp(accel_of(p->mode), "kvm") ? "KVM" : "TCG (emulated CPU)", p->mix);
@@ -674,10 +757,14 @@ static void svg_panel(struct strbuf *sb, const struct panel *p, const struct kpg
 				continue;
 			c = summarize(&kk);
 			x = gx + (double)(bar * BAR_W);
-			if (c.n && b.n) {
+			if (c.n && b.n && !isnan(ratio(p->mode, c.median, b.median))) {
 				r = ratio(p->mode, c.median, b.median);
 				rmin = ratio(p->mode, c.min, b.median);
 				rmax = ratio(p->mode, c.max, b.median);
+				if (isnan(rmin))
+					rmin = r;
+				if (isnan(rmax))
+					rmax = r;
 				ya = Y(r > 1 ? r : 1);
 				yb = Y(r > 1 ? 1 : r);
 				out(sb,
@@ -924,12 +1011,16 @@ int main(int argc, char **argv)
 			if (!strcmp(mixes.items[j], "calib"))
 				continue;
 			out(&md, "### %s, %s mix\n\n",
+			    cache_label(modes.items[i]) ? cache_label(modes.items[i]) :
 			    !strcmp(modes.items[i], "icount") ?
-				    "Instructions per operation (icount)" :
-				    "Wall-clock throughput (wall)",
+							  "Instructions per operation (icount)" :
+							  "Wall-clock throughput (wall)",
 			    mixes.items[j]);
 			md_mode_intro(&md, modes.items[i], rounds);
 			md_table(&md, modes.items[i], mixes.items[j], &kernels, rounds);
+			/* the plot: of the cache model, the modelled cycles alone */
+			if (cache_label(modes.items[i]) && strcmp(modes.items[i], "cache-cycles"))
+				continue; /* ctxsw too */
 			panels = xrealloc(panels, (np + 1) * sizeof(*panels));
 			memset(&panels[np], 0, sizeof(panels[np]));
 			panels[np].mode = modes.items[i];
