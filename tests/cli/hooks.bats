@@ -214,3 +214,134 @@ Try 'kpgo-kbuild --help'."
     [[ $stderr == *"bad --localversion '-a b'"* ]]
     [ ! -e "$W/out" ]
 }
+
+# maint SCRIPT ARGS...: the kernel image package's maintainer script
+# (debian/templates) for $REL, run with DPKG_ROOT=$W/root as dpkg runs it
+# with --force-script-chrootless; depmod, linux-update-symlinks and
+# linux-check-removal are stand-ins that record their arguments in
+# $W/maint.log (LINUX_CHECK_REMOVAL_FAILS=1: it refuses, as linux-base's
+# does for the running kernel).
+maint() {
+    local s=$1
+    shift
+    mkdir -p "$W/maint-bin" "$W/root/etc/kernel/$s.d"
+    for t in depmod linux-update-symlinks linux-check-removal; do
+        printf '#!/bin/sh\necho "%s $*" >>"%s"\n[ "%s${LINUX_CHECK_REMOVAL_FAILS:-}" != linux-check-removal1 ]\n' \
+            "$t" "$W/maint.log" "$t" >"$W/maint-bin/$t"
+        chmod +x "$W/maint-bin/$t"
+    done
+    printf '#!/bin/sh\necho "%s.d $* ($DEB_MAINT_PARAMS)" >>"%s"\n' "$s" "$W/maint.log" \
+        >"$W/root/etc/kernel/$s.d/record"
+    chmod +x "$W/root/etc/kernel/$s.d/record"
+    sed "s/@KREL@/$REL/g; s/#DEBHELPER#//" "$TOP/debian/templates/image.$s.in" >"$W/$s"
+    DPKG_ROOT=$W/root PATH=$W/maint-bin:/usr/sbin:/usr/bin:/sbin:/bin sh -e "$W/$s" "$@"
+}
+
+@test "kernel maintainer scripts: Debian's sequence (fresh install, depmod, linux-update-symlinks, hooks)" {
+    run maint preinst install
+    assert_success
+    [ -f "$W/root/lib/modules/$REL/.fresh-install" ]
+    run maint postinst configure
+    assert_success
+    [ ! -e "$W/root/lib/modules/$REL/.fresh-install" ]
+    run cat "$W/maint.log"
+    assert_line --index 0 "preinst.d $REL /boot/vmlinuz-$REL (install)"
+    assert_line --index 1 --regexp "^depmod -a -b $W/root -F $W/root/boot/System.map-$REL $REL\$"
+    assert_line --index 2 "linux-update-symlinks install $REL /boot/vmlinuz-$REL"
+    assert_line --index 3 "postinst.d $REL /boot/vmlinuz-$REL (configure)"
+    # an upgrade (no fresh-install flag) says so; other postinst calls do nothing
+    : >"$W/maint.log"
+    run maint postinst configure 6.1.0-old
+    assert_success
+    run maint postinst abort-remove
+    assert_success
+    run cat "$W/maint.log"
+    assert_line --index 1 "linux-update-symlinks upgrade $REL /boot/vmlinuz-$REL"
+    assert_equal "${#lines[@]}" 3
+}
+
+@test "kernel maintainer scripts: linux-check-removal stops removing the running kernel; purge cleans up" {
+    mkdir -p "$W/root/lib/modules/$REL" "$W/root/boot"
+    : >"$W/root/lib/modules/$REL/modules.dep"
+    : >"$W/root/boot/initrd.img-$REL"
+    LINUX_CHECK_REMOVAL_FAILS=1 run maint prerm remove
+    assert_failure
+    run cat "$W/maint.log"
+    assert_output "linux-check-removal $REL"
+    : >"$W/maint.log"
+    run maint prerm remove
+    assert_success
+    run maint prerm upgrade 6.1.0-new
+    assert_success
+    run maint postrm remove
+    assert_success
+    run maint postrm upgrade 6.1.0-new
+    assert_success
+    [ -e "$W/root/lib/modules/$REL/modules.dep" ]
+    run maint postrm purge
+    assert_success
+    [ ! -e "$W/root/lib/modules/$REL" ]
+    [ ! -e "$W/root/boot/initrd.img-$REL" ]
+    run cat "$W/maint.log"
+    assert_line --index 0 "linux-check-removal $REL"
+    assert_line --index 1 "prerm.d $REL /boot/vmlinuz-$REL (remove)"
+    assert_line --index 2 "linux-update-symlinks remove $REL /boot/vmlinuz-$REL"
+    assert_line --index 3 "postrm.d $REL /boot/vmlinuz-$REL (remove)"
+    # an upgrade's postrm leaves the symlinks to the new package's postinst
+    assert_line --index 4 "postrm.d $REL /boot/vmlinuz-$REL (upgrade 6.1.0-new)"
+    assert_line --index 5 "linux-update-symlinks remove $REL /boot/vmlinuz-$REL"
+    assert_equal "${#lines[@]}" 7
+}
+
+@test "kpgo postrm: purge removes the spool and the machine's state, not a profile store" {
+    r=$W/root
+    mkdir -p "$r/var/lib/kpgo/profiles/outbox" "$r/var/lib/kpgo/store"
+    : >"$r/var/lib/kpgo/profiles/outbox/m.kpgo"
+    : >"$r/var/lib/kpgo/last-reset"
+    : >"$r/var/lib/kpgo/store/index"
+    sed 's/#DEBHELPER#//' "$TOP/debian/kpgo.postrm" >"$W/postrm"
+    DPKG_ROOT=$r run sh -e "$W/postrm" remove
+    assert_success
+    [ -f "$r/var/lib/kpgo/profiles/outbox/m.kpgo" ]
+    DPKG_ROOT=$r run sh -e "$W/postrm" purge
+    assert_success
+    [ ! -e "$r/var/lib/kpgo/profiles" ]
+    [ ! -e "$r/var/lib/kpgo/last-reset" ]
+    [ -f "$r/var/lib/kpgo/store/index" ]
+    rm -r "$r/var/lib/kpgo/store"
+    DPKG_ROOT=$r run sh -e "$W/postrm" purge
+    assert_success
+    [ ! -e "$r/var/lib/kpgo" ]
+}
+
+@test "debian/kernel-copyright: the kernel's own notices, as a DEP-5 file; a tree without them is refused" {
+    k=$W/linux
+    mkdir -p "$k/LICENSES/exceptions"
+    printf 'The Linux Kernel is provided under:\n\n\tSPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note\n' \
+        >"$k/COPYING"
+    printf 'SPDX-Exception-Identifier: Linux-syscall-note\nLicense-Text:\n\n   NOTE! This copyright does *not* cover user programs\n\n\t\t\tLinus Torvalds\n\n' \
+        >"$k/LICENSES/exceptions/Linux-syscall-note"
+    run "$TOP/debian/kernel-copyright" "$k" "linux-source-6.1 6.1.192-3"
+    assert_success
+    printf '%s\n' "$output" >"$W/copyright"
+    assert_line "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+    assert_line --partial "built from linux-source-6.1 6.1.192-3"
+    assert_line "License: GPL-2 with Linux-syscall-note exception"
+    assert_line " 	SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note"
+    assert_line "    NOTE! This copyright does *not* cover user programs"
+    assert_line " 			Linus Torvalds"
+    refute_line --partial "SPDX-Exception-Identifier"
+    # every paragraph's continuation lines are indented; no empty ones inside
+    python3 - "$W/copyright" <<'PY'
+import sys
+paras = open(sys.argv[1]).read().rstrip("\n").split("\n\n")
+assert len(paras) == 3, len(paras)
+for p in paras:
+    for l in p.split("\n"):
+        assert l and (l[0] in " \t" or ":" in l), repr(l)
+PY
+    rm "$k/LICENSES/exceptions/Linux-syscall-note"
+    run "$TOP/debian/kernel-copyright" "$k" "linux-source-6.1 6.1.192-3"
+    assert_failure 1
+    assert_output "debian/kernel-copyright: no '$k/LICENSES/exceptions/Linux-syscall-note'"
+}
