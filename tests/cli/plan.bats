@@ -190,3 +190,25 @@ value() {
     assert_success
     assert_line "KPGO_PROFILE_SHA256=$(sha256sum <"$W/other.kpgo" | cut -d' ' -f1)"
 }
+
+@test "rpm spec: each kernel's Provides carry the kernel's version and %{?dist}, not kpgo's" {
+    command -v rpmspec >/dev/null || skip "rpmspec is not installed"
+    kpgo plan "${BASE[@]}" --profile "$PROFILE" --format rpm >"$W/plan.macros"
+    run rpmspec -P --define "kpgo_plan_file $W/plan.macros" --define "kpgo_srcdir $W" \
+        --define 'dist .el9' "$BATS_TEST_DIRNAME/../../rpm/kernel-pgo.spec"
+    assert_success
+    printf '%s\n' "$output" >"$W/spec"
+    rel_p=$(sed -n 's/^%kpgo_plan_rpm_release_pgo //p' "$W/plan.macros")
+    rel_i=$(sed -n 's/^%kpgo_plan_rpm_release_instr //p' "$W/plan.macros")
+    [ -n "$rel_p" ] && [ -n "$rel_i" ]
+    assert_line "Release:        $rel_p.el9"
+    assert_line "Provides:       kernel = 6.1.192-$rel_p.el9"
+    assert_line "Provides:       kernel = 6.1.192-$rel_i.el9"
+    refute_line --regexp '^Provides: +kernel = 0\.'
+    # every kernel and devel package: install-only, its release by name
+    assert_equal "$(grep -c '^Provides: *installonlypkg(kernel)$' "$W/spec")" 4
+    assert_equal "$(grep -c '^Provides: *kernel\(-devel\)\?-uname-r(' "$W/spec")" 4
+    assert_equal "$(grep -c '^Requires(posttrans): */usr/bin/kernel-install$' "$W/spec")" 2
+    assert_line '%package devel'
+    assert_line '%package instr-devel'
+}
