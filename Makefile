@@ -205,7 +205,7 @@ demo: $(B)/kpgo $(TOOL_BIN)
 #   (a store: the profile `kpgo store select` picks), KPGO_SERIAL (a rebuild
 #   number). And for the build itself: KPGO_MIN_APPLIED (%), KPGO_CC
 #   (compiler, default gcc), KPGO_SIGNING_KEY (module signing key),
-#   KPGO_DEBUG_INFO=1 (debug info and -dbg packages for the small config),
+#   KPGO_DEBUG_INFO=1 (debug info for the small config; no -dbg packages yet),
 #   JOBS. Both package formats share the kernel trees in KPGO_BUILDDIR, so
 #   each flavour is built once.
 #   KPGO_TOOLCHAIN=clang: the pgo flavour by Clang with ThinLTO (the Debian

@@ -53,7 +53,8 @@ report_value() {
     for p in "kpgo $TOOLVER" \
         "linux-image-$REL_I $VER_I" "linux-headers-$REL_I $VER_I" \
         "linux-image-$REL_P $VER_P" "linux-headers-$REL_P $VER_P" \
-        "linux-image-pgo $VER_P" "linux-image-pgo-instr $VER_I"; do
+        "linux-image-pgo $VER_P" "linux-image-pgo-instr $VER_I" \
+        "linux-headers-pgo $VER_P" "linux-headers-pgo-instr $VER_I"; do
         # shellcheck disable=SC2086 # name and version
         f=$(deb $p)
         [ -f "$f" ] || fail "missing $f"
@@ -66,14 +67,38 @@ report_value() {
     assert_equal "$(field "$img" Version)" "$VER_P"
     assert_equal "$(field "$img" Architecture)" amd64
     assert_equal "$(field "$img" Section)" kernel
-    run field "$img" Depends
-    assert_output --partial kmod
-    run field "$img" Recommends
-    assert_output --partial initramfs-tools
+    # as Debian's linux-image-*: linux-base (linux-update-symlinks,
+    # linux-check-removal) and the initramfs builder are Depends
+    for i in "$img" "$(deb "linux-image-$REL_I" "$VER_I")"; do
+        run field "$i" Depends
+        assert_output --regexp '(^|, )kmod(,|$)'
+        assert_output --partial "linux-base (>= 4.3~)"
+        assert_output --partial "initramfs-tools (>= 0.120+deb8u2) | linux-initramfs-tool"
+    done
+    # the metapackages name their kernel at exactly their own version
     run field "$(deb linux-image-pgo "$VER_P")" Depends
-    assert_output --partial "linux-image-$REL_P"
+    assert_output --partial "linux-image-$REL_P (= $VER_P)"
     run field "$(deb linux-image-pgo-instr "$VER_I")" Depends
-    assert_output --partial "linux-image-$REL_I"
+    assert_output --partial "linux-image-$REL_I (= $VER_I)"
+    run field "$(deb linux-headers-pgo "$VER_P")" Depends
+    assert_output --partial "linux-headers-$REL_P (= $VER_P)"
+    run field "$(deb linux-headers-pgo-instr "$VER_I")" Depends
+    assert_output --partial "linux-headers-$REL_I (= $VER_I)"
+    # no compiler on every fleet machine with kpgo
+    run field "$(deb kpgo "$TOOLVER")" Recommends
+    refute_output --partial gcc
+    # the kernel's copyright and notices, not kpgo's
+    for p in "linux-image-$REL_P $VER_P" "linux-headers-$REL_I $VER_I" "linux-image-pgo $VER_P"; do
+        # shellcheck disable=SC2086 # name and version
+        dpkg-deb --fsys-tarfile "$(deb $p)" | tar -xO "./usr/share/doc/${p%% *}/copyright" \
+            >"$BATS_TEST_TMPDIR/copyright"
+        run cat "$BATS_TEST_TMPDIR/copyright"
+        assert_line "Upstream-Name: Linux kernel"
+        assert_line "License: GPL-2 with Linux-syscall-note exception"
+        assert_line --partial "SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note"
+        assert_line --partial "NOTE! This copyright does *not* cover user programs"
+        assert_line --partial "built from $(plan SOURCE_PACKAGE) $(plan SOURCE_VERSION)"
+    done
     run field "$(deb "linux-headers-$REL_P" "$VER_P")" Depends
     assert_output --partial make
     # the versions: the kernel source's Debian version, then the profile's
@@ -129,6 +154,41 @@ report_value() {
     assert_line /etc/kernel/postinst.d/kpgo
 }
 
+# build_module HEADERS REL: tests/kernel/hello-module built as a user
+# builds an out-of-tree module, against the headers tree HEADERS (a
+# package's /usr/src/linux-headers-REL, unpacked) alone: V=1 shows every
+# command, and none may reach into the build trees.
+build_module() {
+    local hdr=$1 rel=$2 m
+    m=$(mktemp -d "$BATS_TEST_TMPDIR/mod.XXXXXX")
+    cp "$BATS_TEST_DIRNAME"/hello-module/* "$m/"
+    run make -C "$hdr" M="$m" V=1 modules
+    assert_success
+    refute_output --partial "$KPGO_BUILDDIR"
+    [ -f "$m/kpgo_hello.ko" ] || fail "no kpgo_hello.ko built against $hdr"
+    run modinfo -F vermagic "$m/kpgo_hello.ko"
+    assert_output --regexp "^$rel "
+    # the headers' own vermagic, so the kernel of the package loads it
+    run modinfo -F vermagic "$(find "$BATS_TEST_TMPDIR/img-$rel" -name '*.ko' | head -1)"
+    assert_equal "$(modinfo -F vermagic "$m/kpgo_hello.ko")" "$output"
+}
+
+@test "deb and rpm: an out-of-tree module builds against the installed headers of both flavours" {
+    for rel in "$REL_I" "$REL_P"; do
+        v=$VER_P r=kernel-pgo
+        [ "$rel" != "$REL_I" ] || v=$VER_I r=kernel-pgo-instr
+        d=$BATS_TEST_TMPDIR/deb-$rel
+        dpkg-deb -x "$(deb "linux-headers-$rel" "$v")" "$d"
+        dpkg-deb -x "$(deb "linux-image-$rel" "$v")" "$BATS_TEST_TMPDIR/img-$rel"
+        [ -f "$d/usr/src/linux-headers-$rel/scripts/module.lds" ] || fail "no scripts/module.lds in linux-headers-$rel"
+        build_module "$d/usr/src/linux-headers-$rel" "$rel"
+        d=$BATS_TEST_TMPDIR/rpm-$rel
+        mkdir -p "$d"
+        (cd "$d" && rpm2cpio "$(ls "$PKGDIR/$r-devel-$KVER"-*.rpm)" | cpio -idm --quiet)
+        build_module "$d/usr/src/linux-headers-$rel" "$rel"
+    done
+}
+
 @test "deb: lintian reports no errors" {
     for f in "$PKGDIR"/*.deb; do
         case $f in *-dbgsym_*) continue ;; esac
@@ -150,6 +210,16 @@ report_value() {
             >"$r/etc/kernel/$h.d/record"
         chmod +x "$r/etc/kernel/$h.d/record"
     done
+    # linux-base's tools act on the running system: stand-ins record them
+    # (CHECK_REMOVAL_FAILS=1: linux-check-removal refuses, as it does for
+    # the running kernel)
+    mkdir "$BATS_TEST_TMPDIR/bin"
+    for t in linux-update-symlinks linux-check-removal; do
+        printf '#!/bin/sh\necho "%s $*" >>"$DPKG_ROOT/linux-base.log"\n' "$t" >"$BATS_TEST_TMPDIR/bin/$t"
+        chmod +x "$BATS_TEST_TMPDIR/bin/$t"
+    done
+    printf '[ -z "$CHECK_REMOVAL_FAILS" ]\n' >>"$BATS_TEST_TMPDIR/bin/linux-check-removal"
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH
     run dpkg --root="$r" --force-script-chrootless --force-depends -i \
         "$(deb "linux-image-$REL_P" "$VER_P")" "$(deb linux-image-pgo "$VER_P")"
     assert_success
@@ -158,9 +228,21 @@ report_value() {
     grep -q "\.ko" "$r/lib/modules/$REL_P/modules.dep"
     run cat "$r/hooks.log"
     assert_output "postinst $REL_P /boot/vmlinuz-$REL_P"
+    run cat "$r/linux-base.log"
+    assert_output "linux-update-symlinks install $REL_P /boot/vmlinuz-$REL_P"
+    [ ! -e "$r/lib/modules/$REL_P/.fresh-install" ]
+    # the running kernel (linux-check-removal says no) is not removed
+    CHECK_REMOVAL_FAILS=1 run dpkg --root="$r" --force-script-chrootless --force-depends \
+        --remove "linux-image-$REL_P"
+    assert_failure
+    [ -f "$r/boot/vmlinuz-$REL_P" ]
     run dpkg --root="$r" --force-script-chrootless --force-depends --purge \
         linux-image-pgo "linux-image-$REL_P"
     assert_success
+    run cat "$r/linux-base.log"
+    assert_line --index 1 "linux-check-removal $REL_P"
+    assert_line --index 2 "linux-check-removal $REL_P"
+    assert_line --index 3 "linux-update-symlinks remove $REL_P /boot/vmlinuz-$REL_P"
     [ ! -e "$r/boot/vmlinuz-$REL_P" ]
     [ ! -e "$r/lib/modules/$REL_P" ]
     run tail -1 "$r/hooks.log"
@@ -245,6 +327,35 @@ report_value() {
     run rpm -qp --scripts "$k"
     assert_output --partial "kernel-install add $REL_P /lib/modules/$REL_P/vmlinuz"
     assert_output --partial "kernel-install remove $REL_P"
+    # what Fedora's kernel.spec gives every kernel, both flavours: the
+    # kernel's version (not kpgo's) in Provides: kernel, install-only,
+    # the release by name, kernel-install required (no silent unbootable
+    # install), the /boot files owned as %ghost, the kernel's license
+    # notices, and a devel package
+    for f in "kernel-pgo $REL_P $(plan RPM_RELEASE_PGO)" "kernel-pgo-instr $REL_I $(plan RPM_RELEASE_INSTR)"; do
+        read -r n rel release <<<"$f"
+        p=$(ls "$PKGDIR/$n-$KVER-$release".*rpm 2>/dev/null | head -1 || true)
+        [ -f "$p" ] || fail "no $n-$KVER-$release rpm in $PKGDIR"
+        run rpm -qp --provides "$p"
+        assert_line "kernel = $KVER-$release"
+        refute_line --regexp "^kernel = $TOOLVER"
+        assert_line "installonlypkg(kernel)"
+        assert_line "kernel-uname-r($rel)"
+        run rpm -qp --requires "$p"
+        assert_line --regexp '^/usr/bin/kernel-install'
+        run rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$p"
+        for b in "vmlinuz-$rel" "System.map-$rel" "config-$rel" "initramfs-$rel.img"; do
+            assert_line --regexp "^[a-z]*g[a-z]* /boot/$b\$"
+        done
+        assert_line --regexp "^[a-z]*l[a-z]* /usr/share/licenses/$n/COPYING\$"
+        assert_line --regexp "^[a-z]*l[a-z]* /usr/share/licenses/$n/Linux-syscall-note\$"
+        d=$(ls "$PKGDIR/$n-devel-$KVER-$release".*rpm | head -1)
+        run rpm -qp --provides "$d"
+        assert_line "kernel-devel-uname-r($rel)"
+        assert_line "installonlypkg(kernel)"
+        run rpm -qpl "$d"
+        assert_line "/usr/src/linux-headers-$rel/scripts/module.lds"
+    done
     run rpm -qpl "$(ls "$PKGDIR"/kpgo-tools-"$TOOLVER"-*.rpm)"
     assert_line /usr/bin/kpgo
     assert_line /usr/lib/systemd/system/kpgo-collect.service
