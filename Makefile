@@ -205,7 +205,8 @@ demo: $(B)/kpgo $(TOOL_BIN)
 #   (a store: the profile `kpgo store select` picks), KPGO_SERIAL (a rebuild
 #   number). And for the build itself: KPGO_MIN_APPLIED (%), KPGO_CC
 #   (compiler, default gcc), KPGO_SIGNING_KEY (module signing key),
-#   KPGO_DEBUG_INFO=1 (debug info for the small config; no -dbg packages yet),
+#   KPGO_DEBUG_INFO=1 (debug info for the small config, and the -dbg
+#   packages: the Debian build profile pkg.kpgo.debuginfo),
 #   JOBS. Both package formats share the kernel trees in KPGO_BUILDDIR, so
 #   each flavour is built once.
 #   KPGO_TOOLCHAIN=clang: the pgo flavour by Clang with ThinLTO (the Debian
@@ -231,7 +232,8 @@ empty :=
 space := $(empty) $(empty)
 comma := ,
 DEB_ALL_PROFILES = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(DEB_PROFILES)) \
-	$(if $(filter clang,$(KPGO_TOOLCHAIN)),pkg.kpgo.clang)))
+	$(if $(filter clang,$(KPGO_TOOLCHAIN)),pkg.kpgo.clang) \
+	$(if $(filter 1 yes,$(KPGO_DEBUG_INFO)),pkg.kpgo.debuginfo)))
 
 PLAN_ARGS = --series $(KPGO_KSERIES) $(if $(KPGO_KSRC),--src $(KPGO_KSRC)) \
 	$(if $(KPGO_CONFIG),--config $(KPGO_CONFIG)) \

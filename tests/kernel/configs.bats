@@ -25,8 +25,9 @@ setup_file() {
     done
 }
 
-# configure SERIES CONFIG FLAVOUR: kpgo plan for them, then kpgo-kbuild
-# --configure-only; the .config in $cfg, the plan's values by plan KEY.
+# configure SERIES CONFIG FLAVOUR [OPTION...]: kpgo plan for them, then
+# kpgo-kbuild --configure-only (with OPTIONs); the .config in $cfg, the
+# plan's values by plan KEY.
 configure() {
     local series=$1 config=$2 flavour=$3 src=$BATS_FILE_TMPDIR/linux-source-$1 rel tree
     "$KPGO" plan --series "$series" --config "$config" --kconfig-dir "$ROOT/hooks/build/kconfig" \
@@ -40,7 +41,7 @@ configure() {
         --config "$(plan CONFIG_FILE)" --kpgo "$KPGO")
     [ "$(plan CONFIG_KIND)" = fragment ] || opts+=(--full-config)
     [ "$flavour" != pgo ] || opts+=(--profile "$PROFILE")
-    run "$ROOT/hooks/build/kpgo-kbuild" "${opts[@]}"
+    run "$ROOT/hooks/build/kpgo-kbuild" "${opts[@]}" "${@:4}"
     assert_success
     cfg=$src/$tree/.config
     release=$rel
@@ -145,4 +146,14 @@ check_flavour() {
         --signing-key "$BATS_TEST_TMPDIR/nokey.pem" --configure-only
     assert_failure 1
     assert_output --partial "is not a PEM file with a private key and its certificate"
+}
+
+@test "the small config with --debug-info (KPGO_DEBUG_INFO, the -dbg packages) has DWARF debug information" {
+    for f in pgo-instr pgo; do
+        configure 6.1 small "$f" --debug-info
+        check_flavour "$f"
+        has CONFIG_DEBUG_INFO=y CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y
+        configure 6.1 small "$f"
+        lacks CONFIG_DEBUG_INFO=y
+    done
 }

@@ -189,6 +189,34 @@ build_module() {
     done
 }
 
+@test "deb: the -dbg packages carry the vmlinux and the modules with their debug information" {
+    [ -f "$(deb "linux-image-$REL_P-dbg" "$VER_P")" ] ||
+        skip "built without the -dbg packages (make deb KPGO_DEBUG_INFO=1, build profile pkg.kpgo.debuginfo)"
+    for rel in "$REL_I" "$REL_P"; do
+        v=$VER_P
+        [ "$rel" != "$REL_I" ] || v=$VER_I
+        p=$(deb "linux-image-$rel-dbg" "$v")
+        assert_equal "$(field "$p" Section)" debug
+        d=$BATS_TEST_TMPDIR/dbg-$rel
+        dpkg-deb -x "$p" "$d"
+        dpkg-deb -x "$(deb "linux-image-$rel" "$v")" "$BATS_TEST_TMPDIR/img-$rel"
+        run readelf -S "$d/usr/lib/debug/boot/vmlinux-$rel"
+        assert_output --partial .debug_info
+        # each module of the image, unstripped, the same build (build id)
+        n=0
+        while IFS= read -r -d '' ko; do
+            m=$d/usr/lib/debug/lib/modules/$rel/${ko#"$BATS_TEST_TMPDIR/img-$rel/lib/modules/$rel/"}
+            [ -f "$m" ] || fail "no ${m#"$d"} in linux-image-$rel-dbg"
+            readelf -S "$m" | grep -q .debug_info || fail "${m#"$d"} has no debug information"
+            assert_equal "$(readelf -n "$m" | grep 'Build ID')" "$(readelf -n "$ko" | grep 'Build ID')"
+            n=$((n + 1))
+        done < <(find "$BATS_TEST_TMPDIR/img-$rel/lib/modules/$rel" -name '*.ko' -print0)
+        [ "$n" -gt 0 ]
+        run find "$d/usr/lib/debug/lib/modules/$rel" -maxdepth 1 -name 'modules.*'
+        assert_output ''
+    done
+}
+
 @test "deb: lintian reports no errors" {
     for f in "$PKGDIR"/*.deb; do
         case $f in *-dbgsym_*) continue ;; esac
