@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "plan.h"
 #include "profile-archive.h"
 #include "store.h"
@@ -146,6 +147,24 @@ static int print_plan(const struct plan_out *o)
 			return error("'%s' is not a value a build can use (KPGO_%s): blanks, quotes "
 				     "and shell characters are refused",
 				     o->value[i], o->key[i]);
+	if (o->fmt == FMT_JSON) {
+		struct strbuf out = STRBUF_INIT;
+		struct kpgo_json_writer w;
+
+		kpgo_jw_init(&w, &out);
+		kpgo_jw_object_begin(&w, NULL);
+		kpgo_jw_u64(&w, "version", 1);
+		for (i = 0; i < o->n; i++)
+			kpgo_jw_string(&w, o->key[i], o->value[i]);
+		kpgo_jw_end(&w);
+		if (kpgo_jw_finish(&w)) {
+			strbuf_release(&out);
+			return error("out of memory");
+		}
+		fwrite(out.buf, 1, out.len, stdout);
+		strbuf_release(&out);
+		return 0;
+	}
 	for (i = 0; i < o->n; i++) {
 		switch (o->fmt) {
 		case FMT_SHELL: printf("KPGO_%s=%s\n", o->key[i], o->value[i]); break;
@@ -160,14 +179,9 @@ static int print_plan(const struct plan_out *o)
 			printf(" %s\n", *o->value[i] ? o->value[i] : "%{nil}");
 			break;
 		}
-		case FMT_JSON:
-			printf("%s  \"%s\": ", i ? ",\n" : "{\n  \"version\": 1,\n", o->key[i]);
-			json_str(stdout, o->value[i]);
-			break;
+		case FMT_JSON: break; /* above */
 		}
 	}
-	if (o->fmt == FMT_JSON)
-		printf("\n}\n");
 	return 0;
 }
 
