@@ -345,3 +345,21 @@ PY
     assert_failure 1
     assert_output "debian/kernel-copyright: no '$k/LICENSES/exceptions/Linux-syscall-note'"
 }
+
+@test "headers postinst: runs the header_postinst.d hooks (DKMS) on configure only" {
+    r=$W/root
+    mkdir -p "$r/etc/kernel/header_postinst.d"
+    printf '#!/bin/sh\necho "header_postinst.d $*" >>"%s"\n' "$W/maint.log" >"$r/etc/kernel/header_postinst.d/dkms"
+    chmod +x "$r/etc/kernel/header_postinst.d/dkms"
+    sed "s/@KREL@/$REL/g; s/#DEBHELPER#//" "$TOP/debian/templates/headers.postinst.in" >"$W/postinst"
+    DPKG_ROOT=$r run sh -e "$W/postinst" configure
+    assert_success
+    DPKG_ROOT=$r run sh -e "$W/postinst" abort-upgrade 1.0
+    assert_success
+    run cat "$W/maint.log"
+    assert_output "header_postinst.d $REL"
+    # a failing hook fails the configuration, as in Debian's
+    printf '#!/bin/sh\nexit 1\n' >"$r/etc/kernel/header_postinst.d/dkms"
+    DPKG_ROOT=$r run sh -e "$W/postinst" configure
+    assert_failure
+}

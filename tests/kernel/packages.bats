@@ -84,6 +84,12 @@ report_value() {
     assert_output --partial "linux-headers-$REL_P (= $VER_P)"
     run field "$(deb linux-headers-pgo-instr "$VER_I")" Depends
     assert_output --partial "linux-headers-$REL_I (= $VER_I)"
+    # the headers' postinst runs DKMS's header_postinst.d hook, as Debian's
+    for h in "$REL_P $VER_P" "$REL_I $VER_I"; do
+        run dpkg-deb -I "$(deb "linux-headers-${h% *}" "${h#* }")" postinst
+        assert_output --partial "/etc/kernel/header_postinst.d"
+        assert_line "version=${h% *}"
+    done
     # no compiler on every fleet machine with kpgo
     run field "$(deb kpgo "$TOOLVER")" Recommends
     refute_output --partial gcc
