@@ -225,11 +225,14 @@ maint() {
     local s=$1
     shift
     mkdir -p "$W/maint-bin" "$W/root/etc/kernel/$s.d"
+    # (the stand-ins' own $*, expanded when they run)
+    # shellcheck disable=SC2016
     for t in depmod linux-update-symlinks linux-check-removal; do
         printf '#!/bin/sh\necho "%s $*" >>"%s"\n[ "%s${LINUX_CHECK_REMOVAL_FAILS:-}" != linux-check-removal1 ]\n' \
             "$t" "$W/maint.log" "$t" >"$W/maint-bin/$t"
         chmod +x "$W/maint-bin/$t"
     done
+    # shellcheck disable=SC2016 # the hook's own $* and DEB_MAINT_PARAMS
     printf '#!/bin/sh\necho "%s.d $* ($DEB_MAINT_PARAMS)" >>"%s"\n' "$s" "$W/maint.log" \
         >"$W/root/etc/kernel/$s.d/record"
     chmod +x "$W/root/etc/kernel/$s.d/record"
