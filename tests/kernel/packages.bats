@@ -223,6 +223,36 @@ build_module() {
     done
 }
 
+@test "deb and rpm: with a farm's key the modules are signed by it, and the key enters no package" {
+    [ -n "${KPGO_SIGNING_KEY:-}" ] || skip "built without KPGO_SIGNING_KEY (make check builds with a throwaway key)"
+    cn=$(openssl x509 -in "$KPGO_SIGNING_KEY" -noout -subject -nameopt multiline |
+        sed -n 's/^ *commonName *= //p')
+    [ -n "$cn" ]
+    for rel in "$REL_I" "$REL_P"; do
+        v=$VER_P
+        [ "$rel" != "$REL_I" ] || v=$VER_I
+        d=$BATS_TEST_TMPDIR/sig-$rel
+        dpkg-deb -x "$(deb "linux-image-$rel" "$v")" "$d"
+        grep -qx CONFIG_MODULE_SIG=y "$d/boot/config-$rel"
+        n=0
+        while IFS= read -r -d '' ko; do
+            run modinfo -F signer "$ko"
+            assert_output --partial "$cn"
+            n=$((n + 1))
+        done < <(find "$d/lib/modules/$rel" -name '*.ko' -print0)
+        [ "$n" -gt 0 ]
+    done
+    # a line of the private key's body, in no package
+    secret=$(sed -n '/BEGIN .*PRIVATE KEY/{n;p;q}' "$KPGO_SIGNING_KEY")
+    [ -n "$secret" ]
+    for f in "$PKGDIR"/*.deb; do
+        ! dpkg-deb --fsys-tarfile "$f" | grep -aqF -- "$secret" || fail "$f carries the signing key"
+    done
+    for f in "$PKGDIR"/*.rpm; do
+        ! rpm2cpio "$f" | grep -aqF -- "$secret" || fail "$f carries the signing key"
+    done
+}
+
 @test "deb: lintian reports no errors" {
     for f in "$PKGDIR"/*.deb; do
         case $f in *-dbgsym_*) continue ;; esac
