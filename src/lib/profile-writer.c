@@ -324,8 +324,11 @@ int kpgo_profile_writer_commit(struct kpgo_profile_writer *w, struct kpgo_manife
 		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
 	if (!r && fsync(fd) < 0)
 		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
-	if (!r && rename(tmp.buf, path) < 0)
-		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
+	if (!r) {
+		r = kpgo_tmpfile_commit(fd, &tmp, path);
+		if (r)
+			r = kpgo_error_set(err, r, "cannot write '%s': %s", path, strerror(-r));
+	}
 	if (!r)
 		kpgo_fsync_parent(path);
 out:
