@@ -166,7 +166,11 @@ static int write_one(struct stager *s, const char *path, const struct strbuf *da
 				   strerror(-dfd));
 		goto out;
 	}
-	/* Not synced one by one: kpgo_stage() syncs the file system once at the end. */
+	/*
+	 * Not fsync'ed (20,000 fsyncs were most of a staging's time): a file is
+	 * either complete or absent (renamed into place), and a build that a
+	 * crash interrupts stages again.
+	 */
 	r = kpgo_write_file_replace_at(dfd, base, data->buf, data->len, 0644, false);
 	if (r) {
 		r = kpgo_error_set(s->err, r, "cannot write '%s' for '%s': %s", base, path,
@@ -421,9 +425,6 @@ static int stage_all(struct stager *s, struct source *src, const struct kpgo_str
 	}
 	if (!r && s->pdirfd >= 0)
 		r = clean_profile_dir(s);
-	/* The files were written without fsync each: one sync for all of them. */
-	if (!r && syncfs(s->objfd >= 0 ? s->objfd : s->pdirfd) < 0)
-		r = kpgo_error_set(err, -errno, "cannot sync what was staged: %s", strerror(errno));
 	kpgo_strlist_sort(&res->unprofiled);
 	kpgo_strlist_sort(&res->removed);
 out:

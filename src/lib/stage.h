@@ -57,8 +57,9 @@ int kpgo_mangle_path(const char *abs_obj_base, struct strbuf *out);
  * manifest, the same in every object. The kernel's own files have no
  * summary, and without one GCC optimises quite differently (see
  * docs/gcov-summary.md). Files are written atomically (unnamed until
- * complete), never through a symbolic link, with one sync of the file
- * system at the end; on failure the files already written are removed.
+ * complete) but not fsync'ed (a build a crash interrupts stages again),
+ * never through a symbolic link; on failure the files already written are
+ * removed.
  * *.gcda files in the target that the profile does not have are removed.
  */
 int kpgo_stage(const struct kpgo_profile *p, const struct kpgo_stage_opts *o,
