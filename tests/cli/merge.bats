@@ -187,3 +187,23 @@ payload() {
     run ls -A "$W/out"
     assert_output "r.kpgo"
 }
+
+@test "kill -9 of merge and collect leaves no temporary file beside the output" {
+    "$KPGO_TESTS_BIN/gen-profile" -q -n 3000 -o "$W/big"
+    kpgo collect -q --gcov-dir "$W/big" --build-root /build/linux-6.1 -o "$W/big.kpgo"
+    mkdir "$W/out"
+    for i in 1 2 3 4 5 6; do
+        "$KPGO" merge -q -o "$W/out/m.kpgo" "$W/big.kpgo" "$W/big.kpgo" &
+        pid=$!
+        sleep "0.$((i * 15))"
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" || true
+        "$KPGO" collect -q --gcov-dir "$W/big" --build-root /build/linux-6.1 -o "$W/out/c.kpgo" &
+        pid=$!
+        sleep "0.$((i * 15))"
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" || true
+    done
+    run find "$W/out" -mindepth 1 ! -name m.kpgo ! -name c.kpgo
+    assert_output ""
+}
