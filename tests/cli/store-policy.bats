@@ -1,4 +1,6 @@
 #!/usr/bin/env bats
+# Each test runs in its own subshell: KPGO_STORE set in one is meant for it alone.
+# shellcheck disable=SC2030,SC2031
 # kpgo store's freshness policy: the policy file, and what select does with
 # it (age, warning age, distance in releases, crossing series, override),
 # with Debian's real release strings.
@@ -129,7 +131,7 @@ MIN_APPLIED=50"
 }
 
 @test "policy: distance in releases, Debian's ABI names and upstream sublevels" {
-    a50=$(stored 6.1.0-50-cloud-amd64 2026-11-20T00:00:00Z)
+    stored 6.1.0-50-cloud-amd64 2026-11-20T00:00:00Z >/dev/null
     a55=$(stored 6.1.0-55-cloud-amd64 2026-11-20T00:00:00Z)
     policy MAX_DISTANCE=3
     # 6.1.0-57 is 2 ABIs after 6.1.0-55: fits
