@@ -71,6 +71,10 @@ workloads: $(WL_BIN)
 # --- tests -------------------------------------------------------------
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+# libFuzzer's runtime is part of clang's compiler-rt, which Debian packages
+# per clang version (libclang-rt-N-dev): FUZZ_CC must be a clang whose
+# runtime is installed (tests/install-deps.sh installs it for clang, i.e.
+# clang-14 on Debian 12, and clang-16). fuzz-cc checks that first and says so.
 FUZZ_CC ?= clang
 
 # Everything (the README's test command, and CI's): the tool's tests, then
@@ -125,14 +129,25 @@ FUZZ_LIB_OBJ := $(LIB_SRC:src/lib/%.c=$(B)/fuzz/lib/%.o)
 
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz-%)
 
+fuzz-cc:
+	@mkdir -p $(B)/fuzz
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n > 1 ? 0 : 0; }\n' \
+		>$(B)/fuzz/cc-check.c
+	@$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $(B)/fuzz/cc-check.c -o $(B)/fuzz/cc-check \
+		2>$(B)/fuzz/cc-check.log || { \
+		echo "fuzz: '$(FUZZ_CC)' cannot link a libFuzzer target (see $(B)/fuzz/cc-check.log):"; \
+		echo "fuzz: install the compiler-rt of that clang, libclang-rt-N-dev for clang-N"; \
+		echo "fuzz: (tests/install-deps.sh), or name another clang: make FUZZ_CC=clang-14 ..."; \
+		exit 1; }
+
 # Made by a pattern rule for pattern rules: kept, not removed as intermediates.
 .SECONDARY: $(FUZZ_LIB_OBJ)
 
-$(B)/fuzz/lib/%.o: src/lib/%.c
+$(B)/fuzz/lib/%.o: src/lib/%.c | fuzz-cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
 
-$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB_OBJ)
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB_OBJ) | fuzz-cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_LIB_OBJ) -o $@ $(LIBS)
 
@@ -455,7 +470,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: cachesim kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke lint lint-shell lint-format install install-hooks clean tools workloads e2e
+.PHONY: fuzz-cc cachesim kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke lint lint-shell lint-format install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)

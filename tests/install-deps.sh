@@ -7,7 +7,9 @@ pkgs=(
     build-essential pkg-config make git
     libarchive-dev libssl-dev libzstd-dev zstd
     bats bats-support bats-assert
-    clang libclang-rt-14-dev
+    # libFuzzer's runtime for each clang the fuzz targets may be built with
+    # (FUZZ_CC: clang, i.e. clang-14, by default; clang-16 below)
+    clang libclang-rt-14-dev libclang-rt-16-dev
     # kpgo afdo's proof that Clang uses the converted profile (tests/cli/afdo.bats)
     clang-16 llvm-16 lld-16
     # make lint: shellcheck, and clang-format-14 against .clang-format

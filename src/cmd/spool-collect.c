@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -41,14 +42,21 @@ static const char usage_text[] =
 	"      --build-root PATH, --kernel-release R, --build-id HEX   as for 'kpgo collect'\n";
 
 static unsigned timeout_secs;
+static const char *debugfs_path;
+static volatile sig_atomic_t debugfs_mounted;
 
-/* Async-signal-safe: the collection is abandoned, its files stay in tmp/. */
+/*
+ * Async-signal-safe: the collection is abandoned, its files stay in tmp/;
+ * a debugfs this collection mounted is unmounted (umount2 is a system call).
+ */
 static void on_alarm(int sig)
 {
 	char msg[160];
 	int n;
 
 	(void)sig;
+	if (debugfs_mounted)
+		umount2(debugfs_path, MNT_DETACH);
 	n = snprintf(msg, sizeof(msg),
 		     "kpgo: collection timed out after %u s; nothing was spooled\n", timeout_secs);
 	if (n > 0 && write(2, msg, (size_t)n) < 0)
@@ -128,6 +136,8 @@ int spool_collect(int argc, char **argv)
 		timeout = cfg.collect_timeout;
 	/* From here on, the whole collection is bounded. */
 	timeout_secs = (unsigned)timeout;
+	debugfs_path = o.debugfs;
+	o.mounted = &debugfs_mounted;
 	signal(SIGALRM, on_alarm);
 	alarm(timeout_secs);
 

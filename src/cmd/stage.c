@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "toolchain.h"
 #include "gcda.h"
+#include "profile-archive.h"
 #include "profile.h"
 #include "stage-summary.h"
 #include "stage.h"
@@ -55,7 +56,7 @@ int cmd_stage(int argc, char **argv)
 	struct kpgo_stage_summary sum;
 	struct strbuf text = STRBUF_INIT;
 	const char *cc = getenv("CC"), *report = NULL, *summary = NULL, *file;
-	struct kpgo_profile p;
+	struct kpgo_manifest m;
 	struct kpgo_error err;
 	bool json = false;
 	int c, ret = 1;
@@ -87,14 +88,19 @@ int cmd_stage(int argc, char **argv)
 		return usage_error("stage", "--report and --summary name the same file");
 	file = argv[optind];
 	kpgo_stage_summary_init(&sum);
-	if (kpgo_profile_load(&p, file, &err))
-		return error("cannot read '%s': %s", file, err.msg);
+	kpgo_manifest_init(&m);
 	if (strcmp(cc, "none")) {
+		struct kpgo_archive *a;
 		uint32_t want, have;
 		char vw[5], vh[5];
 		int r = kpgo_compiler_gcov_version(cc, &have);
 
-		kpgo_gcc_version_parse(kpgo_manifest_get(&p.manifest, MF_GCOV_VERSION), &want);
+		/* The manifest's version (checked against every object as they are staged). */
+		if (kpgo_archive_open(&a, file, &err))
+			return error("cannot read '%s': %s", file, err.msg);
+		kpgo_gcc_version_parse(kpgo_manifest_get(kpgo_archive_manifest(a), MF_GCOV_VERSION),
+				       &want);
+		kpgo_archive_close(a);
 		kpgo_gcc_version_str(want, vw);
 		if (r) {
 			warning("cannot ask '%s' for its gcov version; not checked", cc);
@@ -105,11 +111,12 @@ int cmd_stage(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (kpgo_stage(&p, &so, &res, &err)) {
+	/* Streamed: memory does not grow with the profile's counters (issue 18). */
+	if (kpgo_stage_file(file, &so, &m, &res, &err)) {
 		error("%s", err.msg);
 		goto out;
 	}
-	if (kpgo_stage_summary_take(&sum, file, kpgo_manifest_get(&p.manifest, MF_PAYLOAD), &res)) {
+	if (kpgo_stage_summary_take(&sum, file, kpgo_manifest_get(&m, MF_PAYLOAD), &res)) {
 		kpgo_stage_result_release(&res);
 		error("out of memory");
 		goto out;
@@ -152,6 +159,6 @@ int cmd_stage(int argc, char **argv)
 out:
 	kpgo_stage_summary_release(&sum);
 	strbuf_release(&text);
-	kpgo_profile_release(&p);
+	kpgo_manifest_release(&m);
 	return ret;
 }

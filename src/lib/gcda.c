@@ -114,6 +114,18 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A function's @n counters after @nc others of its file, against the caps. */
+static int check_counters(struct kpgo_error *err, size_t rec, uint64_t n, size_t nc)
+{
+	if (n > KPGO_GCDA_MAX_FN_COUNTERS)
+		return ERR_AT(err, rec, "too many counters (%llu in one function, at most %u)",
+			      (unsigned long long)n, KPGO_GCDA_MAX_FN_COUNTERS);
+	if (n > KPGO_GCDA_MAX_COUNTERS - nc)
+		return ERR_AT(err, rec, "too many counters (more than %u in one file)",
+			      KPGO_GCDA_MAX_COUNTERS);
+	return 0;
+}
+
 /*
  * One pass over the records. With @g->fns == NULL it only validates and
  * counts; with the arrays allocated it fills them.
@@ -124,6 +136,7 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 {
 	bool fill = g->fns != NULL, in_fn = false, fn_has_arcs = false, summary = false;
 	size_t nf = 0, nc = 0;
+	int r;
 
 	while (pos < len) {
 		size_t rec = pos, bytes;
@@ -153,9 +166,9 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 				return ERR_AT(err, rec, "counter length %d not a whole number of counters",
 					      slen);
 			n /= unit;
-			if (n > KPGO_GCDA_MAX_COUNTERS - nc)
-				return ERR_AT(err, rec, "too many counters (more than %u in one file)",
-					      KPGO_GCDA_MAX_COUNTERS);
+			r = check_counters(err, rec, n, nc);
+			if (r)
+				return r;
 			if (fill) {
 				g->fns[nf - 1].arcs = nc;
 				g->fns[nf - 1].n_arcs = (uint32_t)n;
@@ -185,6 +198,9 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 			}
 			if (bytes != 12)
 				return ERR_AT(err, rec, "function record of %zu bytes, expected 12", bytes);
+			if (nf >= KPGO_GCDA_MAX_FUNCTIONS)
+				return ERR_AT(err, rec, "too many functions (more than %u in one file)",
+					      KPGO_GCDA_MAX_FUNCTIONS);
 			if (fill) {
 				struct kpgo_gcda_fn *f = &g->fns[nf];
 
@@ -207,9 +223,9 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 				return ERR_AT(err, rec, "counter record of %zu bytes, not whole counters",
 					      bytes);
 			n = bytes / 8;
-			if (n > KPGO_GCDA_MAX_COUNTERS - nc)
-				return ERR_AT(err, rec, "too many counters (more than %u in one file)",
-					      KPGO_GCDA_MAX_COUNTERS);
+			r = check_counters(err, rec, n, nc);
+			if (r)
+				return r;
 			if (fill) {
 				size_t i;
 
@@ -396,6 +412,24 @@ int kpgo_gcda_write(const struct kpgo_gcda *g, unsigned flags, struct strbuf *ou
 			put32(out, (uint32_t)(c >> 32));
 		}
 	}
+	return 0;
+}
+
+int kpgo_gcda_check_caps(const struct kpgo_gcda *g, struct kpgo_error *err)
+{
+	size_t i;
+
+	if (g->n_fns > KPGO_GCDA_MAX_FUNCTIONS)
+		return kpgo_error_set(err, -E2BIG, "too many functions (%zu, at most %u)", g->n_fns,
+				      KPGO_GCDA_MAX_FUNCTIONS);
+	if (g->n_ctrs > KPGO_GCDA_MAX_COUNTERS)
+		return kpgo_error_set(err, -E2BIG, "too many counters (%zu, at most %u)", g->n_ctrs,
+				      KPGO_GCDA_MAX_COUNTERS);
+	for (i = 0; i < g->n_fns; i++)
+		if (g->fns[i].n_arcs > KPGO_GCDA_MAX_FN_COUNTERS)
+			return kpgo_error_set(err, -E2BIG,
+					      "too many counters (%u in one function, at most %u)",
+					      g->fns[i].n_arcs, KPGO_GCDA_MAX_FN_COUNTERS);
 	return 0;
 }
 

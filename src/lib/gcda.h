@@ -17,11 +17,22 @@
 #define KPGO_TAG_PROGRAM_SUMMARY 0xa3000000u /* GCC 8 and older */
 
 /*
- * Upper bound on the counters of one object file. A distro kernel's largest
- * objects have well under 10^5 arc counters; the bound only stops a few bytes
- * of hostile input (a negative "all zero" length) from asking for gigabytes.
+ * Caps on what one object's data may hold, applied by every reader
+ * (kpgo_gcda_parse(), before anything is allocated) and every writer
+ * (kpgo_profile_writer_add()), so that a profile kpgo writes is one kpgo
+ * reads. They are set from what a kernel really produces, with room to
+ * spare: Debian's 6.1 amd64 kernel has 29 functions of 11.5 arc counters
+ * per object on average (docs/BENCHMARKS.md), its largest functions a few
+ * thousand counters. The caps stop a few bytes of hostile input (GCC >= 11's
+ * negative "all zero" length) from asking for gigabytes: at most 8 MiB of
+ * counters per object. docs/FORMAT.md, "Limits", lists them.
  */
-#define KPGO_GCDA_MAX_COUNTERS (1u << 24)
+#define KPGO_GCDA_MAX_FN_COUNTERS (1u << 18) /* arc counters of one function */
+#define KPGO_GCDA_MAX_COUNTERS (1u << 20)    /* arc counters of one object */
+#define KPGO_GCDA_MAX_FUNCTIONS (1u << 16)   /* functions of one object */
+/* The largest .gcda kpgo writes for an object within the caps (with summary). */
+#define KPGO_GCDA_MAX_BYTES                                                              \
+	(32u + 16u + 28u * KPGO_GCDA_MAX_FUNCTIONS + 8u * KPGO_GCDA_MAX_COUNTERS)
 
 /**
  * struct kpgo_gcda_fn - one function's record
@@ -97,8 +108,8 @@ void kpgo_gcda_release(struct kpgo_gcda *g);
  * @err: on failure "<problem> at offset N"
  *
  * Accepts GCC 8..14 files, as GCC's runtime or the kernel writes them.
- * Every length is checked against the bytes that remain before anything
- * is allocated. Only arc counters are accepted: the kernel is built with
+ * Every length is checked against the bytes that remain, and every count
+ * against the caps above, before anything is allocated. Only arc counters are accepted: the kernel is built with
  * -fprofile-arcs, which has no value profiles.
  */
 int kpgo_gcda_parse(const void *data, size_t len, struct kpgo_gcda *g, struct kpgo_error *err);
@@ -116,6 +127,12 @@ enum kpgo_gcda_write_flags {
  * kpgo_gcda_scale()).
  */
 int kpgo_gcda_write(const struct kpgo_gcda *g, unsigned flags, struct strbuf *out);
+
+/*
+ * Checks @g against the caps above: 0, or -E2BIG with @err saying which
+ * (for writers: what kpgo_gcda_parse() would refuse).
+ */
+int kpgo_gcda_check_caps(const struct kpgo_gcda *g, struct kpgo_error *err);
 
 /* Largest arc counter and (saturating) sum of all. */
 uint64_t kpgo_gcda_max(const struct kpgo_gcda *g);

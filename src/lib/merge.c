@@ -327,10 +327,13 @@ static int merge_round(struct input *in, size_t n, const struct input *first,
 	struct strbuf path = STRBUF_INIT, buf = STRBUF_INIT;
 	struct carry c = { .spool = from };
 	struct kpgo_gcda acc;
+	uint32_t want = 0;
 	size_t i;
 	int r = 0;
 
 	kpgo_gcda_init(&acc);
+	/* The result's gcov version is the first input's (its manifest, checked). */
+	kpgo_gcc_version_parse(mget(first, MF_GCOV_VERSION), &want);
 	if (from) {
 		r = kpgo_records_rewind(from);
 		if (r)
@@ -374,10 +377,22 @@ static int merge_round(struct input *in, size_t n, const struct input *first,
 				break;
 			}
 			r = 0;
-			if (acc.version && acc.version != g->version && !o->allow_mismatch) {
+			if (g->version != want && !o->allow_mismatch) {
 				r = kpgo_error_set(err, -EINVAL, "'%s' in '%s' has another gcov version",
 						   path.buf, in[i].name);
 				break;
+			}
+			/*
+			 * Counters of another compiler's object mean nothing to
+			 * the first's (GCC refuses a profile of another version,
+			 * and the checksums of unchanged functions agree across
+			 * versions): with --allow-mismatch the whole object is left
+			 * out and all its functions are counted as mismatched.
+			 */
+			if (g->version != want) {
+				st->mismatched_functions += g->n_fns;
+				r = peek(&in[i], err);
+				continue;
 			}
 			d = kpgo_gcda_merge(&acc, g, in[i].w);
 			if (d < 0) {
@@ -394,7 +409,9 @@ static int merge_round(struct input *in, size_t n, const struct input *first,
 			st->mismatched_functions += (uint64_t)d;
 			r = peek(&in[i], err);
 		}
-		if (!r && w) {
+		if (!r && !acc.version) {
+			/* Only other versions' copies of this object: nothing to keep. */
+		} else if (!r && w) {
 			r = kpgo_profile_writer_add(w, path.buf, &acc, err);
 		} else if (!r) {
 			r = carry_put(to, path.buf, &acc, &buf);
@@ -402,9 +419,9 @@ static int merge_round(struct input *in, size_t n, const struct input *first,
 				r = kpgo_error_set(err, r, "cannot keep the merge so far: %s",
 						   strerror(-r));
 		}
-		kpgo_gcda_release(&acc);
-		if (w)
+		if (w && acc.version)
 			st->objects++;
+		kpgo_gcda_release(&acc);
 	}
 	strbuf_release(&path);
 	strbuf_release(&buf);

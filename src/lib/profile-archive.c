@@ -1,16 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "profile-archive.h"
 #include "profile.h"
 #include "sha256.h"
 
+/*
+ * The bytes libarchive reads: a file or a buffer, decompressed here when
+ * they are zstd (kpgo's own decoder, whose window can be bounded, rather
+ * than libarchive's, which takes any window up to 2 GiB), else handed on
+ * as they are (an uncompressed tar).
+ */
+struct source {
+	int fd;			   /* or -1: read from @mem */
+	const unsigned char *mem;
+	size_t mem_len, mem_pos;
+	ZSTD_DCtx *dctx;	   /* set once the stream is known to be zstd */
+	bool sniffed;
+	bool eof;
+	size_t frame_left;	   /* ZSTD_decompressStream's last hint: 0 = at a frame's end */
+	ZSTD_inBuffer in;
+	unsigned char inbuf[1 << 16];
+	unsigned char outbuf[1 << 17];
+};
+
 struct kpgo_archive {
 	struct archive *ar;
+	struct source src;
 	struct kpgo_manifest manifest;
 	struct kpgo_sha256 *hash;
 	struct strbuf own;   /* entry bytes, unless a shared buffer is used */
@@ -22,6 +46,7 @@ struct kpgo_archive {
 	uint32_t version;
 	uint64_t entries;
 	uint64_t total_bytes;
+	uint64_t claimed_counters; /* the manifest's COUNTERS, bounded */
 	la_int64_t size; /* of the entry whose header was read */
 	bool pending;    /* a header was read, its bytes not yet */
 	bool done;
@@ -39,6 +64,115 @@ void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void
 	kpgo_sha256_update(h, name, strlen(name) + 1);
 	kpgo_sha256_update(h, sz, sizeof(sz));
 	kpgo_sha256_update(h, data, len);
+}
+
+/* The next raw bytes into src->inbuf: 0, or -1 with the error set. */
+static int source_fill(struct archive *ar, struct source *src)
+{
+	ssize_t n;
+
+	if (src->fd < 0) {
+		n = (ssize_t)(src->mem_len - src->mem_pos);
+		if (n > (ssize_t)sizeof(src->inbuf))
+			n = sizeof(src->inbuf);
+		memcpy(src->inbuf, src->mem + src->mem_pos, (size_t)n);
+		src->mem_pos += (size_t)n;
+	} else {
+		do
+			n = read(src->fd, src->inbuf, sizeof(src->inbuf));
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			archive_set_error(ar, errno, "cannot read: %s", strerror(errno));
+			return -1;
+		}
+	}
+	src->in.src = src->inbuf;
+	src->in.size = (size_t)n;
+	src->in.pos = 0;
+	src->eof = n == 0;
+	return 0;
+}
+
+/* A zstd frame or skippable frame starts here (RFC 8878's magic numbers). */
+static bool is_zstd(const unsigned char *p)
+{
+	uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		     (uint32_t)p[3] << 24;
+
+	return m == 0xfd2fb528u || (m & 0xfffffff0u) == 0x184d2a50u;
+}
+
+static la_ssize_t source_read(struct archive *ar, void *data, const void **buf)
+{
+	struct source *src = data;
+
+	if (!src->sniffed) {
+		src->sniffed = true;
+		if (source_fill(ar, src))
+			return -1;
+		if (src->in.size >= 4 && is_zstd(src->inbuf)) {
+			src->dctx = ZSTD_createDCtx();
+			if (!src->dctx ||
+			    ZSTD_isError(ZSTD_DCtx_setParameter(src->dctx, ZSTD_d_windowLogMax,
+								KPGO_ZSTD_WINDOW_LOG))) {
+				archive_set_error(ar, ENOMEM, "out of memory");
+				return -1;
+			}
+		} else {
+			*buf = src->inbuf;
+			return (la_ssize_t)src->in.size;
+		}
+	} else if (!src->dctx) {
+		if (source_fill(ar, src))
+			return -1;
+		*buf = src->inbuf;
+		return (la_ssize_t)src->in.size;
+	}
+	for (;;) {
+		ZSTD_outBuffer out = { src->outbuf, sizeof(src->outbuf), 0 };
+		size_t r;
+
+		if (src->in.pos == src->in.size) {
+			if (!src->eof && source_fill(ar, src))
+				return -1;
+			if (src->eof) {
+				if (src->frame_left) {
+					archive_set_error(ar, EINVAL, "Zstd decompression failed: truncated zstd stream");
+					return -1;
+				}
+				return 0;
+			}
+		}
+		r = ZSTD_decompressStream(src->dctx, &out, &src->in);
+		if (ZSTD_isError(r)) {
+			if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge)
+				archive_set_error(ar, EINVAL,
+						  "a zstd frame needs a window over %u KiB, more than the format allows",
+						  (1u << KPGO_ZSTD_WINDOW_LOG) >> 10);
+			else
+				archive_set_error(ar, EINVAL, "Zstd decompression failed: %s",
+						  ZSTD_getErrorName(r));
+			return -1;
+		}
+		src->frame_left = r;
+		if (out.pos) {
+			*buf = src->outbuf;
+			return (la_ssize_t)out.pos;
+		}
+	}
+}
+
+static int source_close(struct archive *ar, void *data)
+{
+	struct source *src = data;
+
+	(void)ar;
+	ZSTD_freeDCtx(src->dctx);
+	src->dctx = NULL;
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
+	return ARCHIVE_OK;
 }
 
 static int ar_fail(struct kpgo_archive *a, struct kpgo_error *err, const char *what)
@@ -149,6 +283,13 @@ static int finish_open(struct kpgo_archive *a, struct kpgo_error *err)
 	gv = kpgo_manifest_get(&a->manifest, MF_GCOV_VERSION);
 	if (kpgo_gcc_version_parse(gv, &a->version))
 		return kpgo_error_set(err, -EINVAL, "manifest has a bad GCOV_VERSION '%s'", gv);
+	/* The claims bound what the payload may expand to: checked first. */
+	if (kpgo_manifest_get_u64(&a->manifest, MF_COUNTERS, &a->claimed_counters))
+		a->claimed_counters = KPGO_PROFILE_MAX_COUNTERS; /* refused at the end */
+	else if (a->claimed_counters > KPGO_PROFILE_MAX_COUNTERS)
+		return kpgo_error_set(err, -E2BIG, "manifest says COUNTERS=%llu, more than %llu",
+				      (unsigned long long)a->claimed_counters,
+				      (unsigned long long)KPGO_PROFILE_MAX_COUNTERS);
 	a->hash = kpgo_sha256_new();
 	if (!a->hash)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
@@ -170,9 +311,9 @@ static struct kpgo_archive *archive_alloc(void)
 		free(a);
 		return NULL;
 	}
-	/* Only what kpgo writes: tar, zstd-compressed (or not compressed). */
-	archive_read_support_filter_zstd(a->ar);
+	/* Only what kpgo writes: tar, zstd-compressed (by source_read) or not. */
 	archive_read_support_format_tar(a->ar);
+	a->src.fd = -1;
 	return a;
 }
 
@@ -184,7 +325,14 @@ int kpgo_archive_open(struct kpgo_archive **ap, const char *path, struct kpgo_er
 	*ap = NULL;
 	if (!a)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	if (archive_read_open_filename(a->ar, path, 1 << 16) != ARCHIVE_OK) {
+	a->src.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (a->src.fd < 0) {
+		r = kpgo_error_set(err, -errno, "cannot open: %s", strerror(errno));
+		kpgo_archive_close(a);
+		return r;
+	}
+	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) !=
+	    ARCHIVE_OK) {
 		r = ar_fail(a, err, "cannot open");
 		kpgo_archive_close(a);
 		return r;
@@ -207,7 +355,10 @@ int kpgo_archive_open_memory(struct kpgo_archive **ap, const void *buf, size_t l
 	*ap = NULL;
 	if (!a)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	if (archive_read_open_memory(a->ar, buf, len) != ARCHIVE_OK) {
+	a->src.mem = buf;
+	a->src.mem_len = len;
+	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) !=
+	    ARCHIVE_OK) {
 		r = ar_fail(a, err, "cannot open");
 		kpgo_archive_close(a);
 		return r;
@@ -235,6 +386,7 @@ static int check_totals(struct kpgo_archive *a, struct kpgo_error *err)
 		{ MF_OBJECTS, a->totals.objects },
 		{ MF_FUNCTIONS, a->totals.functions },
 		{ MF_COUNTERS, a->totals.counters },
+		{ MF_SUM_ALL, a->totals.sum_all },
 	};
 	char hex[KPGO_SHA256_HEX];
 	uint64_t v;
@@ -246,6 +398,9 @@ static int check_totals(struct kpgo_archive *a, struct kpgo_error *err)
 		return kpgo_error_set(err, -EBADMSG,
 				      "payload does not match the manifest's PAYLOAD_SHA256");
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		/* SUM_ALL is informative: checked when present. */
+		if (!strcmp(t[i].key, MF_SUM_ALL) && !kpgo_manifest_get(&a->manifest, MF_SUM_ALL))
+			continue;
 		if (kpgo_manifest_get_u64(&a->manifest, t[i].key, &v) || v != t[i].have)
 			return kpgo_error_set(err, -EBADMSG,
 					      "manifest says %s=%s, the payload has %llu", t[i].key,
@@ -256,6 +411,10 @@ static int check_totals(struct kpgo_archive *a, struct kpgo_error *err)
 		return kpgo_error_set(err, -EBADMSG,
 				      "manifest's SUM_MAX is below the largest counter (%llu)",
 				      (unsigned long long)a->totals.max);
+	if (v > a->totals.sum_all)
+		return kpgo_error_set(err, -EBADMSG,
+				      "manifest's SUM_MAX=%llu is above the sum of all counters (%llu)",
+				      (unsigned long long)v, (unsigned long long)a->totals.sum_all);
 	if (kpgo_manifest_get_u64(&a->manifest, MF_RUNS, &v) || v == 0)
 		return kpgo_error_set(err, -EBADMSG, "manifest has no valid RUNS");
 	return 0;
@@ -348,6 +507,10 @@ int kpgo_archive_next(struct kpgo_archive *a, const char **path, struct kpgo_gcd
 	}
 	kpgo_payload_hash_entry(a->hash, a->name.buf, a->data->buf, a->data->len);
 	kpgo_totals_add(&a->totals, &a->gcda);
+	if (a->totals.counters > a->claimed_counters)
+		return kpgo_error_set(err, -EBADMSG,
+				      "'%s': the payload has more counters than the manifest's COUNTERS=%llu",
+				      rel, (unsigned long long)a->claimed_counters);
 	*path = rel;
 	*gcda = &a->gcda;
 	return 1;

@@ -13,12 +13,28 @@
  * Reading .kpgo archives (tar + zstd): MANIFEST first, then gcda/<path>
  * entries in strictly increasing byte order of their names. Everything in
  * an archive is untrusted: only regular files with clean relative names are
- * accepted, sizes and counts are bounded, and the payload is checked
+ * accepted, sizes and counts are bounded (the caps below and in gcda.h,
+ * the manifest's totals checked as they are reached), a zstd stream may
+ * not use a window larger than the writer's, and the payload is checked
  * against the manifest at the end. Nothing is ever written to disk here.
  */
-#define KPGO_ARCHIVE_ENTRY_MAX (64u << 20)
+#define KPGO_ARCHIVE_ENTRY_MAX (16u << 20)
 #define KPGO_ARCHIVE_ENTRIES_MAX 200000u
 #define KPGO_ARCHIVE_TOTAL_MAX (4ull << 30)
+/*
+ * Arc counters of a whole profile (the caps of one object are in gcda.h).
+ * Debian's 6.1 amd64 kernel has about 4.5 million (docs/BENCHMARKS.md);
+ * readers refuse more, and writers never write more.
+ */
+#define KPGO_PROFILE_MAX_COUNTERS (1ull << 25)
+/*
+ * The zstd window the writer uses, and the largest a reader accepts: each
+ * open input of a merge holds one window.
+ */
+#define KPGO_ZSTD_WINDOW_LOG 17
+
+_Static_assert(KPGO_GCDA_MAX_BYTES <= KPGO_ARCHIVE_ENTRY_MAX,
+	       "an object within the caps fits an archive entry");
 
 struct kpgo_archive;
 

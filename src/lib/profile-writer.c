@@ -23,7 +23,7 @@
  * libarchive's default (level 3, 2 MiB window) did.
  */
 #define ZSTD_LEVEL 9
-#define ZSTD_WINDOW_LOG 17
+#define ZSTD_WINDOW_LOG KPGO_ZSTD_WINDOW_LOG
 
 struct zsink {
 	ZSTD_CCtx *cctx;
@@ -167,6 +167,15 @@ int kpgo_profile_writer_add(struct kpgo_profile_writer *w, const char *rel,
 		if (g->version != w->version)
 			return kpgo_error_set(err, -EINVAL, "objects of different gcov versions");
 	}
+	/* Never write what a reader refuses. */
+	r = kpgo_gcda_check_caps(g, err);
+	if (r) {
+		kpgo_error_prefix(err, "'%s'", rel);
+		return r;
+	}
+	if (g->n_ctrs > KPGO_PROFILE_MAX_COUNTERS - w->totals.counters)
+		return kpgo_error_set(err, -E2BIG, "more than %llu counters in the profile (at '%s')",
+				      (unsigned long long)KPGO_PROFILE_MAX_COUNTERS, rel);
 	strbuf_reset(&w->prev);
 	strbuf_reset(&w->data);
 	strbuf_reset(&w->name);
@@ -195,6 +204,14 @@ static int finish_manifest(struct kpgo_profile_writer *w, struct kpgo_manifest *
 	kpgo_manifest_get_u64(m, MF_SUM_MAX, &sum_max);
 	if (sum_max < t->max)
 		sum_max = t->max;
+	/*
+	 * A run's largest counter is one of its counters, so the sum over runs
+	 * is at most the sum of all (SUM_ALL saturates, so this holds with
+	 * saturated counters too). Inputs left out of a merge (--allow-mismatch)
+	 * can leave less: readers refuse a SUM_MAX above SUM_ALL.
+	 */
+	if (sum_max > t->sum_all)
+		sum_max = t->sum_all;
 	if (!kpgo_manifest_get(m, MF_FORMAT))
 		kpgo_manifest_set_u64(m, MF_FORMAT, KPGO_FORMAT_VERSION);
 	if (t->objects) {
@@ -307,8 +324,11 @@ int kpgo_profile_writer_commit(struct kpgo_profile_writer *w, struct kpgo_manife
 		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
 	if (!r && fsync(fd) < 0)
 		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
-	if (!r && rename(tmp.buf, path) < 0)
-		r = kpgo_error_set(err, -errno, "cannot write '%s': %s", path, strerror(errno));
+	if (!r) {
+		r = kpgo_tmpfile_commit(fd, &tmp, path);
+		if (r)
+			r = kpgo_error_set(err, r, "cannot write '%s': %s", path, strerror(-r));
+	}
 	if (!r)
 		kpgo_fsync_parent(path);
 out:

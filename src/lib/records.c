@@ -46,7 +46,8 @@ int kpgo_records_open(struct kpgo_records **rp, const char *near, struct kpgo_er
 		kpgo_records_free(s);
 		return kpgo_error_set(err, fd, "cannot create '%s': %s", near, strerror(-fd));
 	}
-	unlink(tmp.buf);
+	if (tmp.len)
+		unlink(tmp.buf);
 	strbuf_release(&tmp);
 	s->fd = fd;
 	*rp = s;

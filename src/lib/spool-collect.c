@@ -107,6 +107,8 @@ int kpgo_spool_collect(const char *spool_dir, const struct kpgo_spool_collect_op
 		}
 	} else {
 		r = kpgo_gcov_probe(debugfs, true, &mounted, res->why, sizeof(res->why));
+		if (o->mounted)
+			*o->mounted = mounted;
 		if (r <= 0)
 			return r ? kpgo_error_set(err, r, "out of memory") : 0;
 		if (strbuf_addf(&gcov, "%s/gcov", debugfs)) {
@@ -130,6 +132,8 @@ int kpgo_spool_collect(const char *spool_dir, const struct kpgo_spool_collect_op
 out_mount:
 	if (mounted)
 		umount2(debugfs, MNT_DETACH);
+	if (o->mounted)
+		*o->mounted = 0;
 	strbuf_release(&gcov);
 	return r;
 }

@@ -2,6 +2,7 @@
 #ifndef KPGO_SPOOL_H
 #define KPGO_SPOOL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -178,6 +179,9 @@ int kpgo_spool_prune(struct kpgo_spool *sp, const struct kpgo_spool_retention *o
  *	kpgo_collect_request
  * @reset: zero the counters once the profile is safe in the spool
  * @now: the collection's time, for the name
+ * @mounted: if not NULL, set to 1 while debugfs is mounted by this
+ *	collection and to 0 once it is unmounted, so that a caller's signal
+ *	handler (a time limit that ends the process) can unmount it
  */
 struct kpgo_spool_collect_opts {
 	const char *gcov_dir;
@@ -188,6 +192,7 @@ struct kpgo_spool_collect_opts {
 	const char *build_id;
 	bool reset;
 	int64_t now;
+	volatile sig_atomic_t *mounted;
 };
 
 enum kpgo_spool_collect_what {

@@ -56,11 +56,35 @@ int kpgo_mangle_path(const char *abs_obj_base, struct strbuf *out);
  * for the whole program: runs = RUNS and sum_max = SUM_MAX of the
  * manifest, the same in every object. The kernel's own files have no
  * summary, and without one GCC optimises quite differently (see
- * docs/gcov-summary.md). Files are written atomically, never through a
- * symbolic link; on failure the files already written are removed.
+ * docs/gcov-summary.md). Files are written atomically (unnamed until
+ * complete) but not fsync'ed (a build a crash interrupts stages again),
+ * never through a symbolic link; on failure the files already written are
+ * removed.
  * *.gcda files in the target that the profile does not have are removed.
  */
 int kpgo_stage(const struct kpgo_profile *p, const struct kpgo_stage_opts *o,
 	       struct kpgo_stage_result *res, struct kpgo_error *err);
+
+/**
+ * kpgo_stage_file() - kpgo_stage() of an archive, streamed
+ * @m: set to the archive's manifest on success (kpgo_manifest_release())
+ *
+ * Reads @file twice, one object at a time: once to check all of it (the
+ * reader's caps and the payload against the manifest) before anything is
+ * written, then to write. Memory does not grow with the profile's counters,
+ * only with its number of objects (their names). Every written file is
+ * removed again when anything fails, including a second pass that does not
+ * read as the first did.
+ */
+int kpgo_stage_file(const char *file, const struct kpgo_stage_opts *o, struct kpgo_manifest *m,
+		    struct kpgo_stage_result *res, struct kpgo_error *err);
+
+/*
+ * The summary staged from the manifest's RUNS and SUM_MAX: @scale divides
+ * counters, runs and sum_max so that sum_max fits GCC's 32 bits, each
+ * rounded up (for any 64-bit input, without overflow).
+ */
+void kpgo_stage_summary_of(uint64_t runs, uint64_t sum_max, uint64_t *scale, uint32_t *runs32,
+			   uint32_t *sum_max32);
 
 #endif

@@ -103,32 +103,94 @@ int kpgo_write_all(int fd, const void *data, size_t len)
 int kpgo_write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len,
 			      unsigned mode)
 {
-	char tmp[NAME_MAX + 1];
-	int fd, r, i;
+	return kpgo_write_file_replace_at(dirfd, name, data, len, mode, true);
+}
 
-	if (strlen(name) > NAME_MAX - 16)
+int kpgo_tmpfile_at(int dirfd, const char *name, unsigned mode, struct strbuf *tmp)
+{
+	int fd, i;
+
+	strbuf_reset(tmp);
+	if (strlen(name) > NAME_MAX - 32)
 		return -ENAMETOOLONG;
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (fd >= 0)
+		return fd;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
 	for (i = 0;; i++) {
-		snprintf(tmp, sizeof(tmp), ".%s.%ld.%d.tmp", name, (long)getpid(), i);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+		strbuf_reset(tmp);
+		if (strbuf_addf(tmp, ".%s.%ld.%d.tmp", name, (long)getpid(), i))
+			return -ENOMEM;
+		fd = openat(dirfd, tmp->buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			    mode);
 		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST || i > 100) {
+			int e = -errno;
+
+			strbuf_reset(tmp);
+			return e;
+		}
+	}
+}
+
+int kpgo_tmpfile_commit_at(int fd, int dirfd, const char *name, const struct strbuf *tmp)
+{
+	static unsigned seq;
+	char proc[64], link[NAME_MAX + 1];
+	int i;
+
+	if (tmp->len)
+		return renameat(dirfd, tmp->buf, dirfd, name) < 0 ? -errno : 0;
+	/*
+	 * An unnamed file gets a name only here: linkat(2) cannot replace, so
+	 * it is linked under a unique name and renamed over @name at once.
+	 */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (i = 0;; i++) {
+		snprintf(link, sizeof(link), ".kpgo.%ld.%u.tmp", (long)getpid(), seq++);
+		if (linkat(AT_FDCWD, proc, dirfd, link, AT_SYMLINK_FOLLOW) == 0)
 			break;
 		if (errno != EEXIST || i > 100)
 			return -errno;
 	}
+	if (renameat(dirfd, link, dirfd, name) < 0) {
+		int e = -errno;
+
+		unlinkat(dirfd, link, 0);
+		return e;
+	}
+	return 0;
+}
+
+int kpgo_write_file_replace_at(int dirfd, const char *name, const void *data, size_t len,
+			       unsigned mode, bool durable)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd, r;
+
+	fd = kpgo_tmpfile_at(dirfd, name, mode, &tmp);
+	if (fd < 0) {
+		strbuf_release(&tmp);
+		return fd;
+	}
 	r = kpgo_write_all(fd, data, len);
-	if (!r && fsync(fd) < 0)
+	/* O_TMPFILE's mode is masked by the umask, as open(2)'s is. */
+	if (!r && !tmp.len && fchmod(fd, mode) < 0)
 		r = -errno;
+	if (!r && durable && fsync(fd) < 0)
+		r = -errno;
+	if (!r)
+		r = kpgo_tmpfile_commit_at(fd, dirfd, name, &tmp);
 	if (close(fd) < 0 && !r)
 		r = -errno;
-	if (!r && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	if (r) {
-		unlinkat(dirfd, tmp, 0);
-		return r;
-	}
-	fsync(dirfd);
-	return 0;
+	if (r && tmp.len)
+		unlinkat(dirfd, tmp.buf, 0);
+	strbuf_release(&tmp);
+	if (!r && durable)
+		fsync(dirfd);
+	return r;
 }
 
 int kpgo_rename_noreplace_at(int fromfd, const char *from, int tofd, const char *to)
@@ -178,17 +240,61 @@ int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reaso
 	return r;
 }
 
-int kpgo_tmpfile_for(const char *path, struct strbuf *tmp)
+/* Opens the directory of @path; @base set to its last component. */
+static int open_parent(const char *path, const char **base)
 {
+	const char *slash = strrchr(path, '/');
+	struct strbuf dir = STRBUF_INIT;
 	int fd;
 
+	*base = slash ? slash + 1 : path;
+	if (!slash) {
+		fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	if (strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path)))
+		return -ENOMEM;
+	fd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	strbuf_release(&dir);
+	return fd < 0 ? -errno : fd;
+}
+
+int kpgo_tmpfile_for(const char *path, struct strbuf *tmp)
+{
+	const char *base;
+	int dfd, fd;
+
 	strbuf_reset(tmp);
+	dfd = open_parent(path, &base);
+	if (dfd >= 0) {
+		fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		close(dfd);
+		if (fd >= 0)
+			return fd;
+	}
 	if (strbuf_addf(tmp, "%s.XXXXXX", path))
 		return -ENOMEM;
 	fd = mkostemp(tmp->buf, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		fd = -errno;
+		strbuf_reset(tmp);
+	}
 	return fd;
+}
+
+int kpgo_tmpfile_commit(int fd, const struct strbuf *tmp, const char *path)
+{
+	const char *base;
+	int dfd, r;
+
+	if (tmp->len)
+		return rename(tmp->buf, path) < 0 ? -errno : 0;
+	dfd = open_parent(path, &base);
+	if (dfd < 0)
+		return dfd;
+	r = kpgo_tmpfile_commit_at(fd, dfd, base, tmp);
+	close(dfd);
+	return r;
 }
 
 int kpgo_fsync_parent(const char *path)
@@ -236,13 +342,13 @@ int kpgo_write_file_atomic(const char *path, const void *data, size_t len, unsig
 		r = -errno;
 	if (!r && fsync(fd) < 0)
 		r = -errno;
+	if (!r)
+		r = kpgo_tmpfile_commit(fd, &tmp, path);
 	if (close(fd) < 0 && !r)
 		r = -errno;
-	if (!r && rename(tmp.buf, path) < 0)
-		r = -errno;
-	if (r)
+	if (r && tmp.len)
 		unlink(tmp.buf);
-	else
+	else if (!r)
 		kpgo_fsync_parent(path);
 	strbuf_release(&tmp);
 	return r;

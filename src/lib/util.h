@@ -74,8 +74,30 @@ int kpgo_rename_noreplace_at(int fromfd, const char *from, int tofd, const char 
 int kpgo_move_aside_at(int fromfd, const char *name, int tofd, const char *reason, char *newname,
 		       size_t len);
 
-/* Creates a temporary file next to @path; stores its name in @tmp. */
+/*
+ * Creates a temporary file next to @path: an unnamed one (O_TMPFILE), which
+ * nothing has to clean up if the process dies, with @tmp left empty; where
+ * the file system lacks O_TMPFILE, a named "PATH.XXXXXX", its name in @tmp.
+ * kpgo_tmpfile_commit() gives it @path's name; on failure the caller
+ * unlinks @tmp when it is not empty.
+ */
 int kpgo_tmpfile_for(const char *path, struct strbuf *tmp);
+/* Puts the file @fd from kpgo_tmpfile_for() at @path, replacing what was there. */
+int kpgo_tmpfile_commit(int fd, const struct strbuf *tmp, const char *path);
+
+/*
+ * The same relative to directory @dirfd, @name a single component: an
+ * unnamed file (or ".NAME.PID.N.tmp", its name in @tmp), and its commit.
+ */
+int kpgo_tmpfile_at(int dirfd, const char *name, unsigned mode, struct strbuf *tmp);
+int kpgo_tmpfile_commit_at(int fd, int dirfd, const char *name, const struct strbuf *tmp);
+
+/*
+ * kpgo_write_file_atomic_at() without the fsyncs when @durable is false
+ * (a caller that syncs the file system once at the end, as stage does).
+ */
+int kpgo_write_file_replace_at(int dirfd, const char *name, const void *data, size_t len,
+			       unsigned mode, bool durable);
 /* fsync()s the directory that holds @path. */
 int kpgo_fsync_parent(const char *path);
 

@@ -103,7 +103,10 @@ with_manifest() {
         grep -qxF "$kv" "$x/MANIFEST"
     done
     (cd "$x" && find gcda -type f | LC_ALL=C sort >"$x.list")
-    tar --zstd --no-recursion --owner=0 --group=0 -cf "$out" -C "$x" MANIFEST -T "$x.list"
+    # zstd's window as kpgo writes it (128 KiB; tar --zstd would use 2 MiB,
+    # which readers refuse)
+    tar --no-recursion --owner=0 --group=0 -cf "$x.tar" -C "$x" MANIFEST -T "$x.list"
+    zstd -q -f --zstd=wlog=17 "$x.tar" -o "$out"
 }
 
 # flip_payload IN OUT: IN with one byte of a counter changed.

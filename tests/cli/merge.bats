@@ -122,6 +122,39 @@ payload() {
     assert_failure
 }
 
+@test "--allow-mismatch: GCC 11 objects merged into a GCC 12 profile are left out and counted" {
+    command -v gcc-11 >/dev/null || skip "gcc-11 is not installed"
+    mkdir -p "$W/b11/lib"
+    cp "$W/build/main.c" "$W/b11/"
+    cp "$W/build/lib/a.c" "$W/build/lib/b.c" "$W/b11/lib/"
+    (cd "$W/b11" && for f in main lib/a lib/b; do
+        gcc-11 -O2 -fprofile-arcs -ftest-coverage -c "$f.c" -o "$f.o" || exit 1
+    done && gcc-11 -fprofile-arcs main.o lib/a.o lib/b.o -o prog)
+    run_program "$W/b11" 3
+    gcov_tree "$W/b11" "$W/g11"
+    kpgo collect -q --gcov-dir "$W/g11" --kernel-release 6.1.0-test --build-id 00ff -o "$W/p11.kpgo"
+    run kpgo info "$W/p11.kpgo"
+    assert_line --regexp "^  COMPILER=gcc 11\\."
+    n11=$(tar --zstd -xOf "$W/p11.kpgo" MANIFEST | sed -n 's/^FUNCTIONS=//p')
+    [ "$n11" -gt 0 ]
+    run kpgo merge -o "$W/m.kpgo" "$W/p1.kpgo" "$W/p11.kpgo"
+    assert_failure 1
+    assert_output --partial "gcov version"
+    run kpgo merge --allow-mismatch -o "$W/m.kpgo" "$W/p1.kpgo" "$W/p11.kpgo"
+    assert_success
+    assert_output --partial "$n11 functions left out"
+    run kpgo info "$W/m.kpgo"
+    assert_line "  MISMATCHED_FUNCTIONS=$n11"
+    assert_line "  GCOV_VERSION=B22*"
+    # Nothing of GCC 11's counts in it: every object is p1's alone.
+    mkdir "$W/x1" "$W/xm"
+    tar --zstd -xf "$W/p1.kpgo" -C "$W/x1"
+    tar --zstd -xf "$W/m.kpgo" -C "$W/xm"
+    for f in main lib/a lib/b; do
+        cmp "$W/x1/gcda/$f.gcda" "$W/xm/gcda/$f.gcda"
+    done
+}
+
 @test "a corrupt input fails the merge and leaves no output" {
     head -c 300 "$W/p2.kpgo" >"$W/bad.kpgo"
     run kpgo merge -o "$W/m.kpgo" "$W/p1.kpgo" "$W/bad.kpgo"
@@ -153,4 +186,24 @@ payload() {
     assert_output --partial "cannot read '$W/bad.kpgo'"
     run ls -A "$W/out"
     assert_output "r.kpgo"
+}
+
+@test "kill -9 of merge and collect leaves no temporary file beside the output" {
+    "$KPGO_TESTS_BIN/gen-profile" -q -n 3000 -o "$W/big"
+    kpgo collect -q --gcov-dir "$W/big" --build-root /build/linux-6.1 -o "$W/big.kpgo"
+    mkdir "$W/out"
+    for i in 1 2 3 4 5 6; do
+        "$KPGO" merge -q -o "$W/out/m.kpgo" "$W/big.kpgo" "$W/big.kpgo" &
+        pid=$!
+        sleep "0.$((i * 15))"
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" || true
+        "$KPGO" collect -q --gcov-dir "$W/big" --build-root /build/linux-6.1 -o "$W/out/c.kpgo" &
+        pid=$!
+        sleep "0.$((i * 15))"
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" || true
+    done
+    run find "$W/out" -mindepth 1 ! -name m.kpgo ! -name c.kpgo
+    assert_output ""
 }

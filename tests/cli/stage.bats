@@ -193,3 +193,25 @@ assert d == {"compiler": "gcc", "cflags": sys.argv[2], "ldflags": ""}, d
         assert_line --index 0 --partial "the sample profile must not be empty nor contain"
     done
 }
+
+@test "stage: 15,000 objects (a distro kernel's count) under ulimit -n 1024" {
+    "$KPGO_TESTS_BIN/gen-profile" -q -n 15000 -f 1 -c 2 --no-gcno -o "$W/big"
+    kpgo collect -q --gcov-dir "$W/big" --build-root /build/linux-6.1 -o "$W/big.kpgo"
+    mkdir "$W/bigtree"
+    run bash -c 'ulimit -n 1024 && exec "$0" stage --cc none --objtree "$1" "$2"' \
+        "$KPGO" "$W/bigtree" "$W/big.kpgo"
+    assert_success
+    assert_line --partial "staged 15000 objects from '$W/big.kpgo'"
+    # every object staged, and nothing else (no temporary file) left behind
+    [ "$(find "$W/bigtree" -type f -name '*.gcda' | wc -l)" -eq 15000 ]
+    [ "$(find "$W/bigtree" -type f | wc -l)" -eq 15000 ]
+}
+
+@test "SUM_MAX=2^64-1 in a manifest is refused, not wrapped into counters of 1" {
+    with_manifest "$W/p.kpgo" "$W/huge.kpgo" SUM_MAX=18446744073709551615
+    run kpgo stage --cc none --objtree "$W/opt" "$W/huge.kpgo"
+    assert_failure 1
+    [ "${#lines[@]}" -eq 1 ]
+    assert_output --partial "manifest's SUM_MAX=18446744073709551615 is above the sum of all counters"
+    [ -z "$(find "$W/opt" -name '*.gcda')" ]
+}

@@ -1,4 +1,6 @@
 #!/usr/bin/env bats
+# Each test runs in its own subshell: KPGO_STORE set in one is meant for it alone.
+# shellcheck disable=SC2030,SC2031
 # kpgo store's freshness policy: the policy file, and what select does with
 # it (age, warning age, distance in releases, crossing series, override),
 # with Debian's real release strings.

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "gcda.h"
 #include "gcno.h"
 #include "manifest.h"
@@ -191,9 +193,53 @@ static int profile_seed(const char *name, const char *ver, size_t n_objs)
 	return r;
 }
 
+/*
+ * The seed @name decompressed into @out_name: the tar itself. Compressed
+ * seeds spend the fuzzer's mutations on zstd's checksums; these reach the
+ * tar reader and the checks behind it.
+ */
+static int plain_seed(const char *name, const char *out_name)
+{
+	struct strbuf path = STRBUF_INIT, z = STRBUF_INIT, tar = STRBUF_INIT;
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	ZSTD_inBuffer in;
+	int r = -ENOMEM;
+
+	if (!d || strbuf_addf(&path, "%s/%s", dir, name))
+		goto out;
+	r = kpgo_read_file(path.buf, &z, 1 << 20);
+	if (r)
+		goto out;
+	in = (ZSTD_inBuffer){ z.buf, z.len, 0 };
+	while (in.pos < in.size) {
+		ZSTD_outBuffer o;
+		size_t left;
+
+		if (strbuf_grow(&tar, 1 << 16)) {
+			r = -ENOMEM;
+			goto out;
+		}
+		o = (ZSTD_outBuffer){ tar.buf, tar.alloc - 1, tar.len };
+		left = ZSTD_decompressStream(d, &o, &in);
+		if (ZSTD_isError(left)) {
+			r = -EINVAL;
+			goto out;
+		}
+		tar.len = o.pos;
+	}
+	r = write_seed(out_name, tar.buf, tar.len);
+out:
+	ZSTD_freeDCtx(d);
+	strbuf_release(&path);
+	strbuf_release(&z);
+	strbuf_release(&tar);
+	return r;
+}
+
 static int seeds_archive(void)
 {
-	return profile_seed("gcc12.kpgo", "B22*", 3) || profile_seed("gcc11.kpgo", "B12*", 1);
+	return profile_seed("gcc12.kpgo", "B22*", 3) || profile_seed("gcc11.kpgo", "B12*", 1) ||
+	       plain_seed("gcc12.kpgo", "gcc12.tar") || plain_seed("gcc11.kpgo", "gcc11.tar");
 }
 
 static int seeds_manifest(void)

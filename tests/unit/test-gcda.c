@@ -192,6 +192,7 @@ static void test_gcc12_small_cases(void)
 	struct strbuf b = STRBUF_INIT;
 	struct kpgo_gcda g;
 	struct kpgo_error err;
+	unsigned i;
 
 	header(&b, "B22*", 1, 0);
 	is_int(parse(&b, &g, &err), 0, "header only: an object without functions");
@@ -227,10 +228,10 @@ static void test_gcc12_small_cases(void)
 	/* Counts up to the limit in all-zero records are fine. */
 	strbuf_reset(&b);
 	header(&b, "B22*", 1, 0);
-	fn_rec(&b, 4, 1, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_COUNTERS / 2 * 8));
-	fn_rec(&b, 4, 2, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_COUNTERS / 2 * 8));
+	for (i = 0; i < 4; i++) {
+		fn_rec(&b, 4, 1 + i, 0, 0);
+		rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_FN_COUNTERS * 8));
+	}
 	is_int(parse(&b, &g, &err), 0, "exactly KPGO_GCDA_MAX_COUNTERS counters accepted");
 	ok(g.n_ctrs == KPGO_GCDA_MAX_COUNTERS && kpgo_gcda_max(&g) == 0, "all of them zero");
 	kpgo_gcda_release(&g);
@@ -408,6 +409,7 @@ static void test_malformed(void)
 {
 	static const uint64_t one[] = { 1 };
 	struct strbuf b = STRBUF_INIT;
+	unsigned i;
 
 	/* Magic. */
 	w32(&b, 0x12345678);
@@ -626,23 +628,39 @@ static void test_malformed(void)
 	strbuf_reset(&b);
 	header(&b, "B22*", 1, 0);
 	fn_rec(&b, 4, 1, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)((KPGO_GCDA_MAX_COUNTERS + 1) * 8));
-	check_bad("all-zero record of MAX+1 counters", &b, -EINVAL,
-		  "too many counters (more than 16777216 in one file) at offset 36");
+	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)((KPGO_GCDA_MAX_FN_COUNTERS + 1) * 8));
+	check_bad("all-zero record of FN_MAX+1 counters", &b, -EINVAL,
+		  "too many counters (262145 in one function, at most 262144) at offset 36");
+	/* GCC 12 layout, 44 bytes claiming 2^24 counters (issue 18). */
+	strbuf_reset(&b);
+	header(&b, "B22*", 1, 0);
+	fn_rec(&b, 4, 1, 0, 0);
+	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)((1u << 24) * 8));
+	is_int((int)b.len, 44, "the 44-byte file");
+	check_bad("44 bytes claiming 2^24 counters", &b, -EINVAL,
+		  "too many counters (16777216 in one function, at most 262144) at offset 36");
 	strbuf_reset(&b);
 	header(&b, "B22*", 1, 0);
 	fn_rec(&b, 4, 1, 0, 0);
 	rec(&b, KPGO_TAG_ARCS, 0x80000000u);
 	check_bad("all-zero length INT32_MIN", &b, -EINVAL,
-		  "too many counters (more than 16777216 in one file) at offset 36");
+		  "too many counters (268435456 in one function, at most 262144) at offset 36");
 	strbuf_reset(&b);
 	header(&b, "B22*", 1, 0);
-	fn_rec(&b, 4, 1, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_COUNTERS / 2 * 8));
-	fn_rec(&b, 4, 2, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)((KPGO_GCDA_MAX_COUNTERS / 2 + 1) * 8));
-	check_bad("two all-zero records adding up to MAX+1", &b, -EINVAL,
-		  "too many counters (more than 16777216 in one file) at offset 64");
+	for (i = 0; i < 4; i++) {
+		fn_rec(&b, 4, 1 + i, 0, 0);
+		rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_FN_COUNTERS * 8));
+	}
+	fn_rec(&b, 4, 9, 0, 0);
+	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)8);
+	check_bad("all-zero records adding up to MAX+1", &b, -EINVAL,
+		  "too many counters (more than 1048576 in one file) at offset 148");
+	strbuf_reset(&b);
+	header(&b, "B22*", 1, 0);
+	for (i = 0; i <= KPGO_GCDA_MAX_FUNCTIONS; i++)
+		fn_rec(&b, 4, 1 + i, 0, 0);
+	check_bad("FUNCTIONS_MAX+1 functions", &b, -EINVAL,
+		  "too many functions (more than 65536 in one file) at offset 1310736");
 
 	/* Summaries. */
 	strbuf_reset(&b);

@@ -125,6 +125,29 @@ static void test_stage(void)
 	strbuf_release(&data);
 }
 
+/* The summary's rounding for any 64-bit input (issue 18: 2^64-1 wrapped to 0). */
+static void test_summary_of(void)
+{
+	uint64_t scale;
+	uint32_t runs, sum_max;
+
+	kpgo_stage_summary_of(1, 700, &scale, &runs, &sum_max);
+	ok(scale == 1 && runs == 1 && sum_max == 700, "a small sum_max is kept as it is");
+	kpgo_stage_summary_of(0, 0, &scale, &runs, &sum_max);
+	ok(scale == 1 && runs == 1 && sum_max == 0, "runs of 0 staged as 1");
+	kpgo_stage_summary_of(1, UINT32_MAX, &scale, &runs, &sum_max);
+	ok(scale == 1 && sum_max == UINT32_MAX, "2^32-1 fits");
+	kpgo_stage_summary_of(3, (uint64_t)UINT32_MAX + 1, &scale, &runs, &sum_max);
+	ok(scale == 2 && sum_max == 2147483648u && runs == 2, "2^32: halved, rounded up");
+	kpgo_stage_summary_of(UINT64_MAX, UINT64_MAX, &scale, &runs, &sum_max);
+	ok(scale == 4294967297ull, "2^64-1: scale 2^32+1 (%llu)", (unsigned long long)scale);
+	ok(sum_max == UINT32_MAX, "2^64-1: sum_max 2^32-1, not 0 (%u)", sum_max);
+	ok(runs == UINT32_MAX, "2^64-1 runs: 2^32-1 (%u)", runs);
+	kpgo_stage_summary_of(1, UINT64_MAX - 1, &scale, &runs, &sum_max);
+	ok(sum_max > 0 && sum_max <= UINT32_MAX && (uint64_t)sum_max * scale >= UINT64_MAX - 1,
+	   "2^64-2: rounded up, in range (%u)", sum_max);
+}
+
 int main(void)
 {
 	struct strbuf cmd = STRBUF_INIT;
@@ -133,6 +156,7 @@ int main(void)
 		bail_out("mkdtemp failed");
 	test_mangle();
 	test_stage();
+	test_summary_of();
 	strbuf_addf(&cmd, "rm -rf '%s'", tmpdir);
 	if (system(cmd.buf) != 0)
 		diag("cannot remove %s", tmpdir);
