@@ -371,7 +371,11 @@ static int store_select(int argc, char **argv)
 	ret = read_index(&s, &idx);
 	if (ret)
 		goto out;
-	if (kpgo_store_select(&idx, &q, &ch, &err)) {
+	ret = kpgo_store_select_verified(&s, &idx, &q, &ch, &err);
+	if (ch.skipped)
+		warning("passed over %zu missing or corrupt object(s) of '%s' (kpgo store verify)",
+			ch.skipped, s.dir);
+	if (ret) {
 		ret = error("%s", err.msg);
 		goto out;
 	}
