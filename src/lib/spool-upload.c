@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "run.h"
+#include "sha256.h"
 #include "spool.h"
 #include "store.h"
 
@@ -89,30 +91,107 @@ out:
 }
 
 /*
+ * Copies the rest of @fd into upload/@name (mode 0400, a folder only the
+ * spool's owner can write) while hashing it; the copy must hash to @sha.
+ */
+static int private_copy(struct kpgo_spool *sp, int fd, const char *name, const char *sha,
+			struct kpgo_error *err)
+{
+	char buf[65536], got[KPGO_SHA256_HEX];
+	struct kpgo_sha256 *h;
+	struct stat st;
+	int upfd, out, r = 0;
+	ssize_t n;
+
+	if (mkdirat(sp->dirfd, "upload", 0700) < 0 && errno != EEXIST)
+		return kpgo_error_set(err, -errno, "cannot create '%s/upload': %s", sp->dir,
+				      strerror(errno));
+	upfd = openat(sp->dirfd, "upload", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (upfd < 0)
+		return kpgo_error_set(err, -errno, "cannot open '%s/upload': %s", sp->dir,
+				      strerror(errno));
+	if (fstat(upfd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & 077)) {
+		close(upfd);
+		return kpgo_error_set(err, -EPERM,
+				      "refusing '%s/upload': it must be its owner's only (mode 0700)",
+				      sp->dir);
+	}
+	unlinkat(upfd, name, 0);
+	out = openat(upfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+	if (out < 0) {
+		r = kpgo_error_set(err, -errno, "cannot create '%s/upload/%s': %s", sp->dir, name,
+				   strerror(errno));
+		close(upfd);
+		return r;
+	}
+	h = kpgo_sha256_new();
+	if (!h)
+		r = kpgo_error_set(err, -ENOMEM, "out of memory");
+	if (!r && lseek(fd, 0, SEEK_SET) < 0)
+		r = kpgo_error_set(err, -errno, "cannot read '%s/%s': %s", sp->dir, name,
+				   strerror(errno));
+	while (!r && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = kpgo_error_set(err, -errno, "cannot read '%s/%s': %s", sp->dir, name,
+					   strerror(errno));
+			break;
+		}
+		kpgo_sha256_update(h, buf, (size_t)n);
+		r = kpgo_write_all(out, buf, (size_t)n);
+		if (r)
+			r = kpgo_error_set(err, r, "cannot write '%s/upload/%s': %s", sp->dir, name,
+					   strerror(-r));
+	}
+	if (h) {
+		kpgo_sha256_final_hex(h, got);
+		if (!r && strcmp(got, sha))
+			r = kpgo_error_set(err, -EAGAIN, "'%s/%s' changed while being uploaded",
+					   sp->dir, name);
+	}
+	if (close(out) < 0 && !r)
+		r = kpgo_error_set(err, -errno, "cannot write '%s/upload/%s': %s", sp->dir, name,
+				   strerror(errno));
+	if (r)
+		unlinkat(upfd, name, 0);
+	close(upfd);
+	return r;
+}
+
+/*
  * Verifies a waiting profile: a regular file that is a valid archive whose
  * sha256 starts with the 16 hex digits of its name. -EBADMSG with the
- * reason in @err when it is not.
+ * reason in @err when it is not. Then copies the very bytes verified to
+ * upload/@name, the file the command is given, so that nothing can swap
+ * the file between the check and the upload.
  */
 static int check_profile(struct kpgo_spool *sp, const char *name, char sha[KPGO_SHA256_HEX],
 			 struct kpgo_error *err)
 {
 	size_t n = strlen(name);
+	struct stat st;
 	int fd, r;
 
 	fd = openat(sp->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return kpgo_error_set(err, -errno, "cannot open '%s/%s': %s", sp->dir, name,
 				      strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return kpgo_error_set(err, -EBADMSG, "not a regular file");
+	}
 	r = kpgo_store_verify_fd(fd, sha, NULL, err);
+	if (!r && strncmp(name + n - 21, sha, 16))
+		r = kpgo_error_set(err, -EBADMSG,
+				   "its content (sha256 %.16s...) does not match its name", sha);
+	else if (r && r != -ENOMEM)
+		r = -EBADMSG;
+	if (!r)
+		r = private_copy(sp, fd, name, sha, err);
 	close(fd);
-	if (r == -ENOMEM)
-		return r;
-	if (r)
-		return -EBADMSG;
-	if (strncmp(name + n - 21, sha, 16))
-		return kpgo_error_set(err, -EBADMSG,
-				      "its content (sha256 %.16s...) does not match its name", sha);
-	return 0;
+	return r;
 }
 
 /* Fewest failed attempts first, then oldest. */
@@ -182,11 +261,12 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 			break;
 		}
 		strbuf_reset(&path);
-		if (strbuf_addf(&path, "%s/%s", sp->dir, it->name)) {
+		if (strbuf_addf(&path, "%s/upload/%s", sp->dir, it->name)) {
 			r = kpgo_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
 		r = run_command(o, path.buf, it->name, sha, why, sizeof(why));
+		unlinkat(sp->dirfd, path.buf + strlen(sp->dir) + 1, 0);
 		if (r == -ENOMEM) {
 			r = kpgo_error_set(err, r, "out of memory");
 			break;

@@ -429,7 +429,7 @@ EOF
     run cat "$W/args.out"
     assert_output "arg:--to
 arg:a b
-arg:$SPOOL/$name
+arg:$SPOOL/upload/$name
 arg:last
 env:$name:$(sha256sum "$SPOOL/sent/$name" | cut -d' ' -f1)"
 }

@@ -100,11 +100,16 @@ store_works() {
     store_works
 }
 
-@test "verify --repair rebuilds a missing index without a reader first" {
+@test "verify --repair alone rebuilds an index that is a directory" {
     rm "$W/store/index"
+    mkdir "$W/store/index"
+    run kpgo store verify
+    assert_failure 1
+    assert_line "the index is not a regular file"
     run kpgo store verify --repair
     assert_success
     assert_line "repaired: rebuilt the index from 2 objects"
+    [ -f "$W/store/index" ] && [ -d "$W/store/corrupt/index" ]
     [ "$(grep -c "^[0-9a-f]" "$W/store/index")" -eq 2 ]
 }
 
