@@ -55,7 +55,9 @@ static const char select_usage[] =
 	"compare as dpkg compares versions). Never a newer release, never another\n"
 	"series. The gcov version (what 'kpgo info' shows, e.g. 'B33*'; --cc asks\n"
 	"the compiler CC) and the arch must match when given, since GCC ignores a\n"
-	"profile of another version. Ties go to most runs, then the newest window.\n"
+	"profile of another version. Ties go to the most profiles merged (what the\n"
+	"store counted, never a profile's own RUNS), then the newest added. The\n"
+	"chosen object is verified first; a missing or corrupt one is passed over.\n"
 	"Exit 1, with the reason, when nothing fits.\n";
 
 static const char verify_usage[] =

@@ -76,7 +76,9 @@ static int open_nofollow(const char *path, bool create)
 			if (*q) {
 				if (create && mkdirat(pfd, q, 0755) < 0 && errno != EEXIST)
 					r = -errno;
-				fd = r ? -1 : openat(pfd, q, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				fd = r ? -1 :
+					 openat(pfd, q,
+						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 				if (!r && fd < 0)
 					r = -errno;
 				if (!r) {
