@@ -189,22 +189,23 @@ install_hooks() {
     assert_output --partial "Failed to parse"
 }
 
-@test "every service's exposure (systemd-analyze security --offline) is at most 2.0" {
+@test "every service's exposure (systemd-analyze security --offline) is at most 2.5" {
     command -v systemd-analyze || skip "systemd-analyze is not installed"
     install_hooks
     for u in kpgo-collect.service kpgo-snapshot.service kpgo-upload.service; do
-        run systemd-analyze security --offline=true --threshold=20 \
+        run systemd-analyze security --offline=true --threshold=25 \
             "$W/root/usr/lib/systemd/system/$u"
         assert_success
-        assert_output --regexp "Overall exposure level for $u: (0\.[0-9]|1\.[0-9]|2\.0) "
+        assert_output --regexp "Overall exposure level for $u: (0\.[0-9]|1\.[0-9]|2\.[0-5]) "
         # The check can fail: the same unit without its sandbox is far above.
         sed '/^NoNewPrivileges=/,$d' "$W/root/usr/lib/systemd/system/$u" >"$W/$u"
-        run systemd-analyze security --offline=true --threshold=20 "$W/$u"
+        run systemd-analyze security --offline=true --threshold=25 "$W/$u"
         assert_failure
     done
-    # The upload runs without a single capability; collection keeps only
-    # what mounting and reading debugfs need.
-    grep -qx "CapabilityBoundingSet=" "$W/root/usr/lib/systemd/system/kpgo-upload.service"
+    # The upload keeps only what handing the command to KPGO_UPLOAD_USER
+    # needs; collection only what mounting and reading debugfs need.
+    grep -qx "CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_CHOWN" \
+        "$W/root/usr/lib/systemd/system/kpgo-upload.service"
     ! grep -q "^ProtectKernelTunables=" "$W/root/usr/lib/systemd/system/kpgo-collect.service"
 }
 

@@ -112,3 +112,48 @@ EOF
     [ ! -e "$SPOOL/upload/$name" ]
     [ "$(stat -c %a "$SPOOL/upload")" = 700 ]
 }
+
+@test "KPGO_UPLOAD_USER: the command runs as that user, with a copy only it can read" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root"
+    id nobody >/dev/null || skip "no user nobody"
+    P=$(mktemp -d /tmp/kpgo-upload-test.XXXXXX)
+    chmod 0755 "$P"
+    mkdir -m 0777 "$P/farm"
+    cat >"$P/send" <<EOF
+#!/bin/sh
+id -u >"$P/farm/uid"
+id -G >"$P/farm/groups"
+echo "\$1" >"$P/farm/arg"
+stat -c '%a %U' "\$1" >"$P/farm/mode"
+cp "\$1" "$P/farm/"
+EOF
+    chmod 0755 "$P/send"
+    settings "KPGO_UPLOAD_COMMAND=$P/send" KPGO_UPLOAD_USER=nobody
+    run kpgo spool collect -q --gcov-dir "$W/gcov"
+    assert_success
+    name=$(find "$SPOOL" -maxdepth 1 -name '*.kpgo' -printf '%f\n')
+    cp "$SPOOL/$name" "$W/checked"
+    TMPDIR=$P run kpgo spool upload
+    assert_success
+    [ "$(cat "$P/farm/uid")" = "$(id -u nobody)" ]
+    [ "$(cat "$P/farm/groups")" = "$(id -g nobody)" ]
+    [ "$(cat "$P/farm/mode")" = "400 nobody" ]
+    cmp "$W/checked" "$P/farm/$name"
+    arg=$(cat "$P/farm/arg")
+    [[ $arg == "$P"/kpgo-upload.*/"$name" ]]
+    [ ! -e "$(dirname "$arg")" ]
+    [ -e "$SPOOL/sent/$name" ]
+    rm -rf "$P"
+    # A user that does not exist, or root, is an error; a bad name a settings error.
+    kpgo spool collect -q --gcov-dir "$W/gcov"
+    for u in kpgo-no-such-user root; do
+        settings "KPGO_UPLOAD_COMMAND=/bin/true" "KPGO_UPLOAD_USER=$u"
+        run kpgo spool upload
+        assert_failure 1
+        assert_output --partial "KPGO_UPLOAD_USER: "
+    done
+    settings "KPGO_UPLOAD_COMMAND=/bin/true" "KPGO_UPLOAD_USER=Bad/Name"
+    run kpgo spool upload
+    assert_failure 1
+    assert_output --partial "KPGO_UPLOAD_USER"
+}
