@@ -97,12 +97,14 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 #define KPGO_INFO_JSON_VERSION 1
 #define KPGO_DIFF_JSON_VERSION 1
 
+struct kpgo_json_writer;
 struct kpgo_pstat;
 struct kpgo_pstat_fn;
-/* A function's members (object, ident, checksums, names), no braces. */
-void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f);
-/* The "names" object of a profile named from @objtree, or null. */
-void json_pstat_names(const struct kpgo_pstat *ps, const char *objtree);
+/* A function's members (object, ident, checksums, names) into the open object. */
+void json_pstat_fn(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
+		   const struct kpgo_pstat_fn *f);
+/* The member "names": the naming of a profile from @objtree, or null. */
+void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps, const char *objtree);
 
 /* Writes @s as a JSON string literal, quotes included (for the JSON not yet written with json-writer.h). */
 void json_str(FILE *f, const char *s);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "profdiff.h"
 #include "profstat.h"
 
@@ -144,107 +145,124 @@ static int format_text(const struct kpgo_pdiff *d, const char *fa, const struct 
 	return r ? -ENOMEM : 0;
 }
 
-static void json_side(const char *file, const struct kpgo_pstat *ps, const char *objtree)
+static void json_side(struct kpgo_json_writer *w, const char *key, const char *file,
+		      const struct kpgo_pstat *ps, const char *objtree)
 {
-	const char *wl = kpgo_manifest_get(&ps->manifest, MF_WORKLOAD);
-	const char *rel = kpgo_manifest_get(&ps->manifest, MF_RELEASE);
-
-	printf("{\"file\": ");
-	json_str(stdout, file);
-	printf(", \"workload\": ");
-	if (wl)
-		json_str(stdout, wl);
-	else
-		printf("null");
-	printf(", \"kernel_release\": ");
-	if (rel)
-		json_str(stdout, rel);
-	else
-		printf("null");
-	printf(", \"sum_all\": %" PRIu64 ", \"objects\": %zu, \"functions\": %zu, \"names\": ",
-	       ps->sum, ps->n_objs, ps->n_fns);
-	json_pstat_names(ps, objtree);
-	printf("}");
+	kpgo_jw_object_begin_inline(w, key);
+	kpgo_jw_string(w, "file", file);
+	kpgo_jw_string(w, "workload", kpgo_manifest_get(&ps->manifest, MF_WORKLOAD));
+	kpgo_jw_string(w, "kernel_release", kpgo_manifest_get(&ps->manifest, MF_RELEASE));
+	kpgo_jw_u64(w, "sum_all", ps->sum);
+	kpgo_jw_u64(w, "objects", ps->n_objs);
+	kpgo_jw_u64(w, "functions", ps->n_fns);
+	json_pstat_names(w, ps, objtree);
+	kpgo_jw_end(w);
 }
 
-static int json_fns(const char *key, const struct kpgo_pdiff *d, const struct kpgo_pstat *a,
-		    const struct kpgo_pstat *b, ssize_t n, size_t *idx, bool last)
+/* The list @key of the functions @idx[0..@n) names; frees @idx. */
+static void json_fns(struct kpgo_json_writer *w, const char *key, const struct kpgo_pdiff *d,
+		     const struct kpgo_pstat *a, const struct kpgo_pstat *b, ssize_t n, size_t *idx)
 {
 	ssize_t i;
 
-	if (n < 0)
-		return -ENOMEM;
-	printf("  \"%s\": [", key);
+	if (n < 0) {
+		if (!w->err)
+			w->err = -ENOMEM;
+		return;
+	}
+	kpgo_jw_array_begin(w, key);
 	for (i = 0; i < n; i++) {
 		const struct kpgo_pdiff_fn *f = &d->fns[idx[i]];
 		const struct kpgo_pstat *ps;
 		const struct kpgo_pstat_fn *fn = side(f, a, b, &ps);
 
-		printf("%s\n    {", i ? "," : "");
-		json_pstat_fn(ps, fn);
-		printf(", \"in_a\": %s, \"in_b\": %s, \"changed\": %s, \"count_a\": %" PRIu64
-		       ", \"count_b\": %" PRIu64 ", \"share_a\": %.6f, \"share_b\": %.6f}",
-		       f->a ? "true" : "false", f->b ? "true" : "false",
-		       f->a && f->b &&
-				       (f->a->lineno_checksum != f->b->lineno_checksum ||
-					f->a->cfg_checksum != f->b->cfg_checksum) ?
-			       "true" :
-			       "false",
-		       f->a ? f->a->count : 0, f->b ? f->b->count : 0, f->share_a, f->share_b);
+		kpgo_jw_object_begin_inline(w, NULL);
+		json_pstat_fn(w, ps, fn);
+		kpgo_jw_bool(w, "in_a", f->a);
+		kpgo_jw_bool(w, "in_b", f->b);
+		kpgo_jw_bool(w, "changed",
+			     f->a && f->b &&
+				     (f->a->lineno_checksum != f->b->lineno_checksum ||
+				      f->a->cfg_checksum != f->b->cfg_checksum));
+		kpgo_jw_u64(w, "count_a", f->a ? f->a->count : 0);
+		kpgo_jw_u64(w, "count_b", f->b ? f->b->count : 0);
+		kpgo_jw_fraction(w, "share_a", f->share_a);
+		kpgo_jw_fraction(w, "share_b", f->share_b);
+		kpgo_jw_end(w);
 	}
-	printf("\n  ]%s\n", last ? "" : ",");
+	kpgo_jw_end(w);
 	free(idx);
-	return 0;
 }
 
 static int print_json(const struct kpgo_pdiff *d, const char *fa, const struct kpgo_pstat *a,
 		      const char *fb, const struct kpgo_pstat *b, const char *objtree, size_t top)
 {
+	struct strbuf out = STRBUF_INIT;
+	struct kpgo_json_writer w;
 	size_t *idx = NULL;
 	ssize_t n, i;
+	int r;
 
-	printf("{\n  \"version\": %d,\n  \"a\": ", KPGO_DIFF_JSON_VERSION);
-	json_side(fa, a, objtree);
-	printf(",\n  \"b\": ");
-	json_side(fb, b, objtree);
-	printf(",\n  \"measure\": \"overlap\",\n  \"similarity\": %.6f,\n"
-	       "  \"subsystem_similarity\": %.6f,\n"
-	       "  \"functions\": {\"both\": %zu, \"changed\": %zu, \"only_a\": %zu, \"only_b\": %zu},\n"
-	       "  \"functions_run\": {\"both\": %zu, \"only_a\": %zu, \"only_b\": %zu"
-	       ", \"share_only_a\": %.6f, \"share_only_b\": %.6f},\n"
-	       "  \"objects\": {\"both\": %zu, \"only_a\": %zu, \"only_b\": %zu},\n"
-	       "  \"subsystem_depth\": %u,\n  \"subsystems\": [",
-	       d->similarity, d->subsystem_similarity, d->fns_both, d->fns_changed, d->fns_only_a,
-	       d->fns_only_b, d->run_both, d->run_only_a, d->run_only_b, d->share_run_only_a,
-	       d->share_run_only_b, d->objs_both, d->objs_only_a, d->objs_only_b, a->depth);
+	kpgo_jw_init(&w, &out);
+	kpgo_jw_object_begin(&w, NULL);
+	kpgo_jw_u64(&w, "version", KPGO_DIFF_JSON_VERSION);
+	json_side(&w, "a", fa, a, objtree);
+	json_side(&w, "b", fb, b, objtree);
+	kpgo_jw_string(&w, "measure", "overlap");
+	kpgo_jw_fraction(&w, "similarity", d->similarity);
+	kpgo_jw_fraction(&w, "subsystem_similarity", d->subsystem_similarity);
+	kpgo_jw_object_begin_inline(&w, "functions");
+	kpgo_jw_u64(&w, "both", d->fns_both);
+	kpgo_jw_u64(&w, "changed", d->fns_changed);
+	kpgo_jw_u64(&w, "only_a", d->fns_only_a);
+	kpgo_jw_u64(&w, "only_b", d->fns_only_b);
+	kpgo_jw_end(&w);
+	kpgo_jw_object_begin_inline(&w, "functions_run");
+	kpgo_jw_u64(&w, "both", d->run_both);
+	kpgo_jw_u64(&w, "only_a", d->run_only_a);
+	kpgo_jw_u64(&w, "only_b", d->run_only_b);
+	kpgo_jw_fraction(&w, "share_only_a", d->share_run_only_a);
+	kpgo_jw_fraction(&w, "share_only_b", d->share_run_only_b);
+	kpgo_jw_end(&w);
+	kpgo_jw_object_begin_inline(&w, "objects");
+	kpgo_jw_u64(&w, "both", d->objs_both);
+	kpgo_jw_u64(&w, "only_a", d->objs_only_a);
+	kpgo_jw_u64(&w, "only_b", d->objs_only_b);
+	kpgo_jw_end(&w);
+	kpgo_jw_u64(&w, "subsystem_depth", a->depth);
+	kpgo_jw_array_begin(&w, "subsystems");
 	n = kpgo_pdiff_group_movers(d, top, &idx);
-	if (n < 0)
-		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct kpgo_pdiff_group *g = &d->groups[idx[i]];
 
-		printf("%s\n    {\"directory\": ", i ? "," : "");
-		json_str(stdout, g->dir);
-		printf(", \"count_a\": %" PRIu64 ", \"count_b\": %" PRIu64
-		       ", \"share_a\": %.6f, \"share_b\": %.6f}",
-		       g->a ? g->a->count : 0, g->b ? g->b->count : 0, g->share_a, g->share_b);
+		kpgo_jw_object_begin_inline(&w, NULL);
+		kpgo_jw_string(&w, "directory", g->dir);
+		kpgo_jw_u64(&w, "count_a", g->a ? g->a->count : 0);
+		kpgo_jw_u64(&w, "count_b", g->b ? g->b->count : 0);
+		kpgo_jw_fraction(&w, "share_a", g->share_a);
+		kpgo_jw_fraction(&w, "share_b", g->share_b);
+		kpgo_jw_end(&w);
 	}
 	free(idx);
-	printf("\n  ],\n");
+	kpgo_jw_end(&w);
+	if (n < 0) {
+		strbuf_release(&out);
+		return -ENOMEM;
+	}
 	n = kpgo_pdiff_movers(d, true, top, &idx);
-	if (json_fns("gained", d, a, b, n, idx, false))
-		return -ENOMEM;
+	json_fns(&w, "gained", d, a, b, n, idx);
 	n = kpgo_pdiff_movers(d, false, top, &idx);
-	if (json_fns("lost", d, a, b, n, idx, false))
-		return -ENOMEM;
+	json_fns(&w, "lost", d, a, b, n, idx);
 	n = kpgo_pdiff_run_only(d, true, top, &idx);
-	if (json_fns("run_only_a", d, a, b, n, idx, false))
-		return -ENOMEM;
+	json_fns(&w, "run_only_a", d, a, b, n, idx);
 	n = kpgo_pdiff_run_only(d, false, top, &idx);
-	if (json_fns("run_only_b", d, a, b, n, idx, true))
-		return -ENOMEM;
-	printf("}\n");
-	return 0;
+	json_fns(&w, "run_only_b", d, a, b, n, idx);
+	kpgo_jw_end(&w);
+	r = kpgo_jw_finish(&w);
+	if (!r)
+		fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+	return r;
 }
 
 /* A number 0..1 as "0.8" or "1" (no locale, no exponent). */

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "html-report.h"
+#include "json-writer.h"
 #include "profstat.h"
 #include "sha256.h"
 
@@ -41,120 +42,158 @@ enum { OPT_JSON = 1000, OPT_HTML };
  * A name from a .gcno as a JSON string: bytes that are not UTF-8 as the
  * text \xNN (JSON has no way to carry them), as in the text output.
  */
-static void json_name(const char *s)
+static void jw_name(struct kpgo_json_writer *w, const char *key, const char *s)
 {
 	struct strbuf b = STRBUF_INIT;
 
-	if (kpgo_strbuf_add_utf8(&b, s))
-		json_str(stdout, "(out of memory)");
-	else
-		json_str(stdout, b.buf);
+	if (!kpgo_strbuf_add_utf8(&b, s))
+		kpgo_jw_string(w, key, b.buf);
+	else if (!w->err)
+		w->err = -ENOMEM;
 	strbuf_release(&b);
 }
 
 /* The members every function entry of `kpgo info` and `kpgo diff` has. */
-void json_pstat_fn(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn *f)
+void json_pstat_fn(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
+		   const struct kpgo_pstat_fn *f)
 {
 	static const char *const state[] = { "none", "exact", "changed" };
+	char hex[16];
 
-	printf("\"object\": ");
-	json_str(stdout, ps->objs[f->obj].path);
-	printf(", \"ident\": %" PRIu32 ", \"lineno_checksum\": \"0x%08" PRIx32
-	       "\", \"cfg_checksum\": \"0x%08" PRIx32 "\", \"named\": \"%s\", \"name\": ",
-	       f->ident, f->lineno_checksum, f->cfg_checksum, state[f->state]);
+	kpgo_jw_string(w, "object", ps->objs[f->obj].path);
+	kpgo_jw_u64(w, "ident", f->ident);
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, f->lineno_checksum);
+	kpgo_jw_string(w, "lineno_checksum", hex);
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, f->cfg_checksum);
+	kpgo_jw_string(w, "cfg_checksum", hex);
+	kpgo_jw_string(w, "named", state[f->state]);
 	if (f->name) {
-		json_name(f->name);
-		printf(", \"file\": ");
-		json_name(f->file);
-		printf(", \"line\": %" PRIu32, f->line);
+		jw_name(w, "name", f->name);
+		jw_name(w, "file", f->file);
+		kpgo_jw_u64(w, "line", f->line);
 	} else {
-		printf("null, \"file\": null, \"line\": null");
+		kpgo_jw_null(w, "name");
+		kpgo_jw_null(w, "file");
+		kpgo_jw_null(w, "line");
 	}
 }
 
-void json_pstat_names(const struct kpgo_pstat *ps, const char *objtree)
+void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
+		      const char *objtree)
 {
 	const struct kpgo_pstat_names *n = &ps->names;
 
 	if (!ps->named) {
-		printf("null");
+		kpgo_jw_null(w, "names");
 		return;
 	}
-	printf("{\"objtree\": ");
-	json_str(stdout, objtree);
-	printf(", \"objects_gcno\": %zu, \"objects_no_gcno\": %zu, \"objects_other_build\": %zu"
-	       ", \"functions_exact\": %zu, \"functions_changed\": %zu, \"functions_unnamed\": %zu"
-	       ", \"count_named\": %" PRIu64 "}",
-	       n->objects_gcno, n->objects_no_gcno, n->objects_other_build, n->fns_exact,
-	       n->fns_changed, n->fns_none, n->count_named);
+	kpgo_jw_object_begin_inline(w, "names");
+	kpgo_jw_string(w, "objtree", objtree);
+	kpgo_jw_u64(w, "objects_gcno", n->objects_gcno);
+	kpgo_jw_u64(w, "objects_no_gcno", n->objects_no_gcno);
+	kpgo_jw_u64(w, "objects_other_build", n->objects_other_build);
+	kpgo_jw_u64(w, "functions_exact", n->fns_exact);
+	kpgo_jw_u64(w, "functions_changed", n->fns_changed);
+	kpgo_jw_u64(w, "functions_unnamed", n->fns_none);
+	kpgo_jw_u64(w, "count_named", n->count_named);
+	kpgo_jw_end(w);
 }
 
 static int print_json(const struct kpgo_pstat *ps, const char *file, const char *objtree,
 		      size_t top)
 {
-	size_t *idx = NULL;
-	ssize_t n, i;
+	struct strbuf out = STRBUF_INIT;
+	struct kpgo_json_writer w;
+	size_t *idx = NULL, i;
+	ssize_t n;
+	int r;
 
-	printf("{\n  \"version\": %d,\n  \"file\": ", KPGO_INFO_JSON_VERSION);
-	json_str(stdout, file);
-	printf(",\n  \"manifest\": {");
-	for (i = 0; i < (ssize_t)ps->manifest.n; i++) {
-		printf("%s\n    ", i ? "," : "");
-		json_str(stdout, ps->manifest.e[i].key);
-		printf(": ");
-		json_str(stdout, ps->manifest.e[i].value);
-	}
-	printf("\n  },\n  \"totals\": {\"objects\": %zu, \"functions\": %zu, \"counters\": %" PRIu64
-	       ", \"sum_all\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
-	       ps->n_objs, ps->n_fns, ps->counters, ps->sum, ps->max);
-	printf("  \"coverage\": {\"objects\": %zu, \"objects_run\": %zu, \"functions\": %zu"
-	       ", \"functions_run\": %zu},\n  \"names\": ",
-	       ps->n_objs, ps->objs_run, ps->n_fns, ps->fns_run);
-	json_pstat_names(ps, objtree);
-	printf(",\n  \"subsystem_depth\": %u,\n  \"hottest_subsystems\": [", ps->depth);
+	kpgo_jw_init(&w, &out);
+	kpgo_jw_object_begin(&w, NULL);
+	kpgo_jw_u64(&w, "version", KPGO_INFO_JSON_VERSION);
+	kpgo_jw_string(&w, "file", file);
+	kpgo_jw_object_begin(&w, "manifest");
+	for (i = 0; i < ps->manifest.n; i++)
+		kpgo_jw_string(&w, ps->manifest.e[i].key, ps->manifest.e[i].value);
+	kpgo_jw_end(&w);
+	kpgo_jw_object_begin_inline(&w, "totals");
+	kpgo_jw_u64(&w, "objects", ps->n_objs);
+	kpgo_jw_u64(&w, "functions", ps->n_fns);
+	kpgo_jw_u64(&w, "counters", ps->counters);
+	kpgo_jw_u64(&w, "sum_all", ps->sum);
+	kpgo_jw_u64(&w, "max", ps->max);
+	kpgo_jw_end(&w);
+	kpgo_jw_object_begin_inline(&w, "coverage");
+	kpgo_jw_u64(&w, "objects", ps->n_objs);
+	kpgo_jw_u64(&w, "objects_run", ps->objs_run);
+	kpgo_jw_u64(&w, "functions", ps->n_fns);
+	kpgo_jw_u64(&w, "functions_run", ps->fns_run);
+	kpgo_jw_end(&w);
+	json_pstat_names(&w, ps, objtree);
+	kpgo_jw_u64(&w, "subsystem_depth", ps->depth);
+
+	kpgo_jw_array_begin(&w, "hottest_subsystems");
 	n = kpgo_pstat_hottest_groups(ps, top, &idx);
-	if (n < 0)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
 		const struct kpgo_pstat_group *g = &ps->groups[idx[i]];
 
-		printf("%s\n    {\"directory\": ", i ? "," : "");
-		json_str(stdout, g->dir);
-		printf(", \"count\": %" PRIu64 ", \"share\": %.6f, \"objects\": %zu, \"objects_run\": %zu"
-		       ", \"functions\": %zu, \"functions_run\": %zu}",
-		       g->count, kpgo_pstat_share(ps, g->count), g->n_objs, g->n_objs_run, g->n_fns,
-		       g->n_fns_run);
+		kpgo_jw_object_begin_inline(&w, NULL);
+		kpgo_jw_string(&w, "directory", g->dir);
+		kpgo_jw_u64(&w, "count", g->count);
+		kpgo_jw_fraction(&w, "share", kpgo_pstat_share(ps, g->count));
+		kpgo_jw_u64(&w, "objects", g->n_objs);
+		kpgo_jw_u64(&w, "objects_run", g->n_objs_run);
+		kpgo_jw_u64(&w, "functions", g->n_fns);
+		kpgo_jw_u64(&w, "functions_run", g->n_fns_run);
+		kpgo_jw_end(&w);
 	}
 	free(idx);
-	printf("\n  ],\n  \"hottest_objects\": [");
-	n = kpgo_pstat_hottest_objs(ps, top, &idx);
+	kpgo_jw_end(&w);
 	if (n < 0)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+		goto nomem;
+
+	kpgo_jw_array_begin(&w, "hottest_objects");
+	n = kpgo_pstat_hottest_objs(ps, top, &idx);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
 		const struct kpgo_pstat_obj *o = &ps->objs[idx[i]];
 
-		printf("%s\n    {\"object\": ", i ? "," : "");
-		json_str(stdout, o->path);
-		printf(", \"count\": %" PRIu64 ", \"share\": %.6f, \"functions\": %zu"
-		       ", \"functions_run\": %zu}",
-		       o->count, kpgo_pstat_share(ps, o->count), o->n_fns, o->n_run);
+		kpgo_jw_object_begin_inline(&w, NULL);
+		kpgo_jw_string(&w, "object", o->path);
+		kpgo_jw_u64(&w, "count", o->count);
+		kpgo_jw_fraction(&w, "share", kpgo_pstat_share(ps, o->count));
+		kpgo_jw_u64(&w, "functions", o->n_fns);
+		kpgo_jw_u64(&w, "functions_run", o->n_run);
+		kpgo_jw_end(&w);
 	}
 	free(idx);
-	printf("\n  ],\n  \"hottest_functions\": [");
-	n = kpgo_pstat_hottest_fns(ps, top, &idx);
+	kpgo_jw_end(&w);
 	if (n < 0)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+		goto nomem;
+
+	kpgo_jw_array_begin(&w, "hottest_functions");
+	n = kpgo_pstat_hottest_fns(ps, top, &idx);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
 		const struct kpgo_pstat_fn *f = &ps->fns[idx[i]];
 
-		printf("%s\n    {", i ? "," : "");
-		json_pstat_fn(ps, f);
-		printf(", \"count\": %" PRIu64 ", \"share\": %.6f}", f->count,
-		       kpgo_pstat_share(ps, f->count));
+		kpgo_jw_object_begin_inline(&w, NULL);
+		json_pstat_fn(&w, ps, f);
+		kpgo_jw_u64(&w, "count", f->count);
+		kpgo_jw_fraction(&w, "share", kpgo_pstat_share(ps, f->count));
+		kpgo_jw_end(&w);
 	}
 	free(idx);
-	printf("\n  ]\n}\n");
-	return 0;
+	kpgo_jw_end(&w);
+	if (n < 0)
+		goto nomem;
+	kpgo_jw_end(&w);
+	r = kpgo_jw_finish(&w);
+	if (!r)
+		fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+	return r;
+nomem:
+	strbuf_release(&out);
+	return -ENOMEM;
 }
 
 static int write_html(const struct kpgo_pstat *ps, const char *file, const char *objtree,

@@ -14,16 +14,19 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "json-writer.h"
 #include "plan.h"
 #include "profile-archive.h"
 #include "store.h"
+#include "store-policy.h"
 #include "toolchain.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"usage: kpgo plan [--series S] [--src DIR] [--source-package PKG | --source-version V]\n"
 	"                 [--config NAME | --full-config FILE [--config NAME]] [--kconfig-dir DIR]\n"
-	"                 [--profile FILE | --store DIR [--cc CC]] [--serial N]\n"
+	"                 [--profile FILE | --store DIR [--cc CC] [--override-policy]]\n"
+	"                 [--serial N]\n"
 	"                 [--format shell|make|rpm|json]\n"
 	"\n"
 	"Decides what a kernel package build makes, and prints it as KEY=VALUE lines\n"
@@ -49,7 +52,11 @@ static const char usage_text[] =
 	"  --profiles-store DIR without --profile or --store: DIR/SERIES/CONFIG.kpgo\n"
 	"                       when there is one (the profiles kept with kpgo)\n"
 	"  --store DIR          a profile store instead: the profile `kpgo store select`\n"
-	"                       picks for the instrumented release (--cc: its compiler)\n"
+	"                       picks for the instrumented release (--cc: its compiler),\n"
+	"                       under the store's freshness policy (kpgo store policy):\n"
+	"                       a profile it refuses stops the plan (exit 1)\n"
+	"  --override-policy    build with the profile the policy refuses; the plan says\n"
+	"                       so (PROFILE_POLICY=overridden) and the report records it\n"
 	"  --serial N           a rebuild number, appended to the versions\n"
 	"  --format F           shell (default: KEY=VALUE), make (KEY := VALUE), rpm\n"
 	"                       (%kpgo_plan_key value, for %{load:FILE}), json\n"
@@ -146,6 +153,24 @@ static int print_plan(const struct plan_out *o)
 			return error("'%s' is not a value a build can use (KPGO_%s): blanks, quotes "
 				     "and shell characters are refused",
 				     o->value[i], o->key[i]);
+	if (o->fmt == FMT_JSON) {
+		struct strbuf out = STRBUF_INIT;
+		struct kpgo_json_writer w;
+
+		kpgo_jw_init(&w, &out);
+		kpgo_jw_object_begin(&w, NULL);
+		kpgo_jw_u64(&w, "version", 1);
+		for (i = 0; i < o->n; i++)
+			kpgo_jw_string(&w, o->key[i], o->value[i]);
+		kpgo_jw_end(&w);
+		if (kpgo_jw_finish(&w)) {
+			strbuf_release(&out);
+			return error("out of memory");
+		}
+		fwrite(out.buf, 1, out.len, stdout);
+		strbuf_release(&out);
+		return 0;
+	}
 	for (i = 0; i < o->n; i++) {
 		switch (o->fmt) {
 		case FMT_SHELL: printf("KPGO_%s=%s\n", o->key[i], o->value[i]); break;
@@ -160,14 +185,9 @@ static int print_plan(const struct plan_out *o)
 			printf(" %s\n", *o->value[i] ? o->value[i] : "%{nil}");
 			break;
 		}
-		case FMT_JSON:
-			printf("%s  \"%s\": ", i ? ",\n" : "{\n  \"version\": 1,\n", o->key[i]);
-			json_str(stdout, o->value[i]);
-			break;
+		case FMT_JSON: break; /* above */
 		}
 	}
-	if (o->fmt == FMT_JSON)
-		printf("\n}\n");
 	return 0;
 }
 
@@ -180,16 +200,31 @@ static int read_text(const char *path, struct strbuf *sb, size_t max)
 	return 0;
 }
 
-/* Selects the profile for @release from store @dir: its path into @out. */
-static int store_profile(const char *dir, const char *release, const char *cc, struct strbuf *out)
+/* What the store's policy said of the profile plan chose from it. */
+struct plan_policy {
+	const char *verdict; /* none (no store), ok, warn, overridden */
+	char age[24];	     /* days, "" unknown */
+	char behind[24];     /* releases, "" unknown */
+	char min_applied[8]; /* the policy's MIN_APPLIED, "" without a store */
+};
+
+/*
+ * Selects the profile for @release from store @dir under the store's
+ * freshness policy (--override-policy: @override): its path into @out.
+ */
+static int store_profile(const char *dir, const char *release, const char *cc, bool override,
+			 struct strbuf *out, struct plan_policy *pp)
 {
-	struct kpgo_store_query q = { .release = release };
+	struct kpgo_store_query q = { .release = release, .override = override };
 	struct kpgo_store_index idx = { 0 };
+	struct kpgo_store_policy policy;
 	struct kpgo_store_choice ch;
 	struct kpgo_error err;
 	struct kpgo_store s;
 	char gv[5];
 	uint32_t stamp;
+	int64_t end;
+	uint64_t d;
 	int ret = 1;
 
 	if (cc) {
@@ -208,6 +243,12 @@ static int store_profile(const char *dir, const char *release, const char *cc, s
 		error("%s", err.msg);
 		goto out;
 	}
+	if (kpgo_store_policy_load(dir, &policy, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	q.policy = &policy;
+	q.now = (int64_t)time(NULL);
 	if (kpgo_store_select_verified(&s, &idx, &q, &ch, &err)) {
 		error("%s", err.msg);
 		goto out;
@@ -217,6 +258,19 @@ static int store_profile(const char *dir, const char *release, const char *cc, s
 		goto out;
 	}
 	note(1, "store '%s': %s", dir, ch.why);
+	if (ch.overridden)
+		warning("the store's policy refuses %.12s (%s): built with it because of "
+			"--override-policy (the package's pgo-report says so)",
+			ch.e->sha, ch.policy_why);
+	else if (ch.verdict == KPGO_POLICY_WARN)
+		warning("profile %.12s is %s", ch.e->sha, ch.policy_why);
+	pp->verdict = ch.overridden ? "overridden" : ch.verdict == KPGO_POLICY_WARN ? "warn" : "ok";
+	if (!kpgo_parse_utc(ch.e->window_end, &end))
+		snprintf(pp->age, sizeof(pp->age), "%lld",
+			 (long long)(end >= q.now ? 0 : (q.now - end) / 86400));
+	if (!kpgo_release_distance(ch.e->release, release, &d))
+		snprintf(pp->behind, sizeof(pp->behind), "%llu", (unsigned long long)d);
+	snprintf(pp->min_applied, sizeof(pp->min_applied), "%u", policy.min_applied);
 	ret = 0;
 out:
 	kpgo_store_index_release(&idx);
@@ -311,6 +365,7 @@ int cmd_plan(int argc, char **argv)
 		OPT_SERIES = 256, OPT_SRC, OPT_SRCPKG, OPT_SRCVER, OPT_DPKG, OPT_CONFIG, OPT_FULL,
 		OPT_KCONFIG, OPT_DEBCONFIG, OPT_PROFILE, OPT_STORE, OPT_CC, OPT_SERIAL, OPT_FORMAT,
 		OPT_CHANGELOG, OPT_PACKAGE, OPT_MAINT, OPT_EPOCH, OPT_PSTORE, OPT_AS_SOURCE,
+		OPT_OVERRIDE,
 	};
 	static const struct option opts[] = {
 		{ "series", required_argument, NULL, OPT_SERIES },
@@ -326,6 +381,7 @@ int cmd_plan(int argc, char **argv)
 		{ "store", required_argument, NULL, OPT_STORE },
 		{ "profiles-store", required_argument, NULL, OPT_PSTORE },
 		{ "cc", required_argument, NULL, OPT_CC },
+		{ "override-policy", no_argument, NULL, OPT_OVERRIDE },
 		{ "serial", required_argument, NULL, OPT_SERIAL },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "changelog", required_argument, NULL, OPT_CHANGELOG },
@@ -357,7 +413,8 @@ int cmd_plan(int argc, char **argv)
 	char sha[KPGO_SHA256_HEX] = "", stamp[15], ser[16], defpkg[48];
 	const struct kpgo_manifest *m = NULL;
 	unsigned long serial = 0;
-	bool have_pkg = false, as_source = false;
+	bool have_pkg = false, as_source = false, override = false;
+	struct plan_policy pp = { .verdict = "none" };
 	int c, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -375,6 +432,7 @@ int cmd_plan(int argc, char **argv)
 		case OPT_STORE: store = optarg; break;
 		case OPT_PSTORE: pstore = optarg; break;
 		case OPT_CC: cc = optarg; break;
+		case OPT_OVERRIDE: override = true; break;
 		case OPT_SERIAL: {
 			char *end;
 
@@ -419,6 +477,8 @@ int cmd_plan(int argc, char **argv)
 		return usage_error("plan", "--profiles-store is for when neither --profile nor --store is given");
 	if (cc && !store)
 		return usage_error("plan", "--cc is for --store");
+	if (override && !store)
+		return usage_error("plan", "--override-policy is for --store");
 	if (srcpkg && srcver)
 		return usage_error("plan", "--source-package and --source-version exclude each other");
 	if (series && (strlen(series) > 8 || strspn(series, "0123456789.") != strlen(series) ||
@@ -513,7 +573,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (store) {
-		if (store_profile(store, p.rel_instr, cc, &prof))
+		if (store_profile(store, p.rel_instr, cc, override, &prof, &pp))
 			goto out;
 		profile = prof.buf;
 	} else if (!profile && pstore) {
@@ -626,6 +686,10 @@ int cmd_plan(int argc, char **argv)
 	put(&o, "PROFILE_RELEASE", m ? kpgo_manifest_get(m, MF_RELEASE) : "");
 	put(&o, "PROFILE_WORKLOAD", m ? kpgo_manifest_get(m, MF_WORKLOAD) : "");
 	put(&o, "PROFILE_WINDOW_END", m ? kpgo_manifest_get(m, MF_WINDOW_END) : "");
+	put(&o, "PROFILE_POLICY", pp.verdict);
+	put(&o, "PROFILE_AGE_DAYS", pp.age);
+	put(&o, "PROFILE_RELEASES_BEHIND", pp.behind);
+	put(&o, "POLICY_MIN_APPLIED", pp.min_applied);
 	ret = print_plan(&o);
 	goto out;
 oom:

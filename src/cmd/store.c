@@ -5,12 +5,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/cmd.h"
 #include "toolchain.h"
 #include "gcda.h"
 #include "profile-archive.h"
 #include "store.h"
+#include "store-policy.h"
 
 static const char usage_text[] =
 	"usage: kpgo store [--store DIR] <command> [<args>]\n"
@@ -19,6 +21,7 @@ static const char usage_text[] =
 	"  list [--json]           one line per stored profile\n"
 	"  show [--json] SHA       a profile's manifest and file (a unique prefix will do)\n"
 	"  select --release R ...  the best profile to build release R with\n"
+	"  policy                  the freshness policy select enforces\n"
 	"  verify [--repair]       re-hash and re-verify everything, check the index\n"
 	"  gc --keep N [--dry-run] keep the newest N profiles of each kernel release\n"
 	"  ingest DROPDIR          add a drop directory's profiles, merge per kernel build\n"
@@ -47,18 +50,35 @@ static const char show_usage[] =
 
 static const char select_usage[] =
 	"usage: kpgo store select --release R [--build-id ID] [--gcov-version V | --cc CC]\n"
-	"                         [--arch A] [--json]\n"
+	"                         [--arch A] [--json] [--explain] [--override-policy]\n"
+	"                         [--now TIME]\n"
 	"\n"
 	"Prints the file of the best profile for building release R, and why on\n"
 	"stderr. Best is, in order: the same build id; the same release; the\n"
 	"nearest older release of the same series (6.1.0-13 for 6.1.0-17; releases\n"
-	"compare as dpkg compares versions). Never a newer release, never another\n"
-	"series. The gcov version (what 'kpgo info' shows, e.g. 'B33*'; --cc asks\n"
-	"the compiler CC) and the arch must match when given, since GCC ignores a\n"
-	"profile of another version. Ties go to the most profiles merged (what the\n"
-	"store counted, never a profile's own RUNS), then the newest added. The\n"
-	"chosen object is verified first; a missing or corrupt one is passed over.\n"
-	"Exit 1, with the reason, when nothing fits.\n";
+	"compare as dpkg compares versions); and, only when the store's policy\n"
+	"allows crossing series, the newest release of an older series. Never a\n"
+	"newer release. The gcov version (what 'kpgo info' shows, e.g. 'B33*'; --cc\n"
+	"asks the compiler CC) and the arch must match when given, since GCC\n"
+	"ignores a profile of another version. Ties go to the most profiles merged\n"
+	"(what the store counted, never a profile's own RUNS), then the newest\n"
+	"added. The chosen object is verified first; a missing or corrupt one is\n"
+	"passed over.\n"
+	"\n"
+	"The store's freshness policy (kpgo store policy) leaves out profiles\n"
+	"collected too long ago or too many releases behind, and warns past its\n"
+	"warning age. Exit 1, with the reason, when nothing fits.\n"
+	"\n"
+	"  --explain          every profile considered and the verdict on it (stderr)\n"
+	"  --override-policy  take the best profile even if the policy refuses it\n"
+	"                     (said on stderr and in --json: the build records it)\n"
+	"  --now TIME         measure ages at TIME (YYYY-MM-DDTHH:MM:SSZ), not now\n";
+
+static const char policy_usage[] =
+	"usage: kpgo store policy [--json]\n"
+	"\n"
+	"The freshness policy of the store, from its file DIR/policy or, without\n"
+	"one, the defaults; in the file's own KEY=VALUE form (docs/FORMAT.md).\n";
 
 static const char verify_usage[] =
 	"usage: kpgo store verify [--repair]\n"
@@ -78,7 +98,7 @@ static const char gc_usage[] =
 const char *store_dir_opt;
 
 enum { OPT_STORE = 256, OPT_RELEASE, OPT_BUILD_ID, OPT_GCOV, OPT_CC, OPT_ARCH, OPT_REPAIR,
-       OPT_KEEP, OPT_DRY_RUN };
+       OPT_KEEP, OPT_DRY_RUN, OPT_EXPLAIN, OPT_OVERRIDE, OPT_NOW };
 
 #define COMMON_OPTIONS                                                          \
 	{ "store", required_argument, NULL, OPT_STORE },                        \
@@ -323,10 +343,18 @@ static int store_select(int argc, char **argv)
 		{ "cc", required_argument, NULL, OPT_CC },
 		{ "arch", required_argument, NULL, OPT_ARCH },
 		{ "json", no_argument, NULL, 'j' },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "override-policy", no_argument, NULL, OPT_OVERRIDE },
+		{ "now", required_argument, NULL, OPT_NOW },
 		COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_store_query q = { 0 };
+	struct kpgo_store_policy policy;
+	struct kpgo_strlist explained = { 0 };
+	const char *now = NULL;
+	bool explain = false;
+	size_t i;
 	struct kpgo_store_index idx = { 0 };
 	struct strbuf path = STRBUF_INIT;
 	struct kpgo_store_choice ch;
@@ -346,6 +374,9 @@ static int store_select(int argc, char **argv)
 		case OPT_CC: cc = optarg; continue;
 		case OPT_ARCH: q.arch = optarg; continue;
 		case 'j': json = true; continue;
+		case OPT_EXPLAIN: explain = true; continue;
+		case OPT_OVERRIDE: q.override = true; continue;
+		case OPT_NOW: now = optarg; continue;
 		}
 		if ((ret = common_option(c, "store select", select_usage)) != 256)
 			return ret < 0 ? usage_error("store select", "bad option") : ret;
@@ -370,10 +401,22 @@ static int store_select(int argc, char **argv)
 		kpgo_gcc_version_str(stamp, gv);
 		q.gcov_version = gv;
 	}
+	if (now && kpgo_parse_utc(now, &q.now))
+		return usage_error("store select", "bad time '%s' (YYYY-MM-DDTHH:MM:SSZ)", now);
+	if (!now)
+		q.now = (int64_t)time(NULL);
 	ret = read_index(&s, &idx);
 	if (ret)
 		goto out;
+	if (kpgo_store_policy_load(s.dir, &policy, &err)) {
+		ret = error("%s", err.msg);
+		goto out;
+	}
+	q.policy = &policy;
+	q.explain = explain ? &explained : NULL;
 	ret = kpgo_store_select_verified(&s, &idx, &q, &ch, &err);
+	for (i = 0; i < explained.n; i++)
+		fprintf(stderr, "kpgo: considered %s\n", explained.items[i]);
 	if (ch.skipped)
 		warning("passed over %zu missing or corrupt object(s) of '%s' (kpgo store verify)",
 			ch.skipped, s.dir);
@@ -381,6 +424,11 @@ static int store_select(int argc, char **argv)
 		ret = error("%s", err.msg);
 		goto out;
 	}
+	if (ch.overridden)
+		warning("the store's policy refuses %.12s (%s): taken because of --override-policy",
+			ch.e->sha, ch.policy_why);
+	else if (ch.verdict == KPGO_POLICY_WARN)
+		warning("profile %.12s is %s", ch.e->sha, ch.policy_why);
 	if (kpgo_store_object_path(&s, ch.e->sha, &path)) {
 		ret = error("out of memory");
 		goto out;
@@ -391,7 +439,12 @@ static int store_select(int argc, char **argv)
 		printf(", \"rank\": %d, \"candidates\": %zu, \"why\": ", (int)ch.rank,
 		       ch.candidates);
 		json_str(stdout, ch.why);
-		printf(", \"profile\": ");
+		printf(", \"policy\": {\"verdict\": \"%s\", \"why\": ",
+		       ch.overridden			    ? "overridden"
+		       : ch.verdict == KPGO_POLICY_WARN ? "warn"
+							    : "ok");
+		json_str(stdout, ch.policy_why);
+		printf("}, \"profile\": ");
 		json_entry(ch.e, path.buf);
 		printf("}\n");
 	} else {
@@ -399,8 +452,54 @@ static int store_select(int argc, char **argv)
 		note(1, "selected %.12s: %s", ch.e->sha, ch.why);
 	}
 out:
+	kpgo_strlist_clear(&explained);
 	strbuf_release(&path);
 	kpgo_store_index_release(&idx);
+	kpgo_store_release(&s);
+	return ret;
+}
+
+static int store_policy(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+	};
+	struct kpgo_store_policy p;
+	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_error err;
+	struct kpgo_store s;
+	bool json = false;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "jqvh", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		if ((ret = common_option(c, "store policy", policy_usage)) != 256)
+			return ret < 0 ? usage_error("store policy", "bad option") : ret;
+	}
+	if (optind != argc)
+		return usage_error("store policy", "unexpected argument '%s'", argv[optind]);
+	if (kpgo_store_init(&s, kpgo_store_default_dir(store_dir_opt)))
+		return error("out of memory");
+	ret = 0;
+	if (kpgo_store_policy_load(s.dir, &p, &err)) {
+		ret = error("%s", err.msg);
+	} else if (json) {
+		printf("{\"max_age_days\": ");
+		p.max_age_days == KPGO_POLICY_NONE ? printf("null") : printf("%" PRIu64, p.max_age_days);
+		printf(", \"warn_age_days\": ");
+		p.warn_age_days == KPGO_POLICY_NONE ? printf("null") : printf("%" PRIu64, p.warn_age_days);
+		printf(", \"max_distance\": ");
+		p.max_distance == KPGO_POLICY_NONE ? printf("null") : printf("%" PRIu64, p.max_distance);
+		printf(", \"cross_series\": %s, \"min_applied\": %u}\n",
+		       p.cross_series ? "true" : "false", p.min_applied);
+	} else {
+		kpgo_store_policy_format(&p, &sb);
+		fputs(sb.buf, stdout);
+	}
+	strbuf_release(&sb);
 	kpgo_store_release(&s);
 	return ret;
 }
@@ -506,7 +605,7 @@ static int store_gc(int argc, char **argv)
 
 static const struct subcommand_entry subcommands[] = {
 	{ "add", store_add },	    { "list", store_list },	{ "show", store_show },
-	{ "select", store_select }, { "verify", store_verify }, { "gc", store_gc },
+	{ "select", store_select }, { "policy", store_policy }, { "verify", store_verify }, { "gc", store_gc },
 	{ "ingest", store_ingest },
 };
 

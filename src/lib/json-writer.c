@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "json-writer.h"
@@ -255,6 +256,18 @@ void kpgo_jw_number(struct kpgo_json_writer *w, const char *key, const char *tex
 		return;
 	}
 	put(w, key, text);
+}
+
+void kpgo_jw_fraction(struct kpgo_json_writer *w, const char *key, double v)
+{
+	char buf[330]; /* DBL_MAX has 309 digits */
+
+	if (!isfinite(v)) {
+		put(w, key, "null");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	put(w, key, buf);
 }
 
 void kpgo_jw_strlist(struct kpgo_json_writer *w, const char *key, const struct kpgo_strlist *l)

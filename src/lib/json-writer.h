@@ -64,6 +64,11 @@ void kpgo_jw_null(struct kpgo_json_writer *w, const char *key);
  * (-?(0|[1-9][0-9]*)(.[0-9]+)?, no exponent).
  */
 void kpgo_jw_number(struct kpgo_json_writer *w, const char *key, const char *text);
+/*
+ * A share or ratio as a fixed-point number with six decimals ("0.123457");
+ * null when @v is not finite.
+ */
+void kpgo_jw_fraction(struct kpgo_json_writer *w, const char *key, double v);
 /* The strings of @l as an array. */
 void kpgo_jw_strlist(struct kpgo_json_writer *w, const char *key, const struct kpgo_strlist *l);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store-internal.h"
+#include "store-policy.h"
 
 /* --- releases ---------------------------------------------------------- */
 
@@ -127,7 +128,7 @@ static bool better(const struct kpgo_store_entry *a, int ra, const struct kpgo_s
 
 	if (ra != rb)
 		return ra < rb;
-	if (ra == KPGO_RANK_OLDER) {
+	if (ra == KPGO_RANK_OLDER || ra == KPGO_RANK_OTHER_SERIES) {
 		r = kpgo_release_cmp(a->release, b->release);
 		if (r)
 			return r > 0;
@@ -141,12 +142,40 @@ static bool better(const struct kpgo_store_entry *a, int ra, const struct kpgo_s
 	return strcmp(a->sha, b->sha) < 0;
 }
 
+/* One line of --explain for @e. */
+static void explain2(const struct kpgo_store_query *q, const struct kpgo_store_entry *e, int rank,
+		     const char *what, const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!q->explain)
+		return;
+	strbuf_addf(&sb, "%.12s release %s window end %s: ", e->sha, e->release,
+		    *e->window_end ? e->window_end : "unknown");
+	if (rank)
+		strbuf_addf(&sb, "rank %d, ", rank);
+	strbuf_addstr(&sb, what);
+	if (why)
+		strbuf_addf(&sb, " (%s)", why);
+	kpgo_strlist_add(q->explain, sb.buf);
+	strbuf_release(&sb);
+}
+
+static void explain(const struct kpgo_store_query *q, const struct kpgo_store_entry *e,
+		    const char *what)
+{
+	explain2(q, e, 0, what, NULL);
+}
+
 int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_store_query *q,
 		      struct kpgo_store_choice *c, struct kpgo_error *err)
 {
-	char series[64];
-	size_t i, n_rank[4] = { 0 }, newer = 0, wrong_gcov = 0, wrong_arch = 0;
+	char series[64], refusal[512] = "";
+	size_t i, n_rank[5] = { 0 }, newer = 0, wrong_gcov = 0, wrong_arch = 0, refused = 0;
 	bool has_series = kpgo_release_series(q->release, series, sizeof(series));
+	bool cross = q->policy && q->policy->cross_series;
+	const struct kpgo_store_entry *best_refused = NULL;
+	int best_refused_rank = 0;
 	struct strbuf sb = STRBUF_INIT;
 
 	memset(c, 0, sizeof(*c));
@@ -160,18 +189,43 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			rank = KPGO_RANK_RELEASE;
 		else if (has_series && cmp < 0 && same_series(e->release, series))
 			rank = KPGO_RANK_OLDER;
+		else if (cross && has_series && cmp < 0)
+			rank = KPGO_RANK_OTHER_SERIES;
 		else {
 			if (has_series && cmp > 0 && same_series(e->release, series))
 				newer++;
+			explain(q, e, "left out: a newer release or another series");
 			continue;
 		}
 		if (q->gcov_version && strcmp(e->gcov_version, q->gcov_version)) {
 			wrong_gcov++;
+			explain(q, e, "left out: another gcov version");
 			continue;
 		}
 		if (q->arch && strcmp(e->arch, q->arch)) {
 			wrong_arch++;
+			explain(q, e, "left out: another arch");
 			continue;
+		}
+		if (q->policy) {
+			char why[256];
+			int v = kpgo_store_policy_judge(q->policy, e, q->release, q->now, why,
+							sizeof(why));
+
+			if (v == KPGO_POLICY_REFUSE && !q->override) {
+				refused++;
+				explain2(q, e, rank, "refused by the policy", why);
+				if (!best_refused || better(e, rank, best_refused, best_refused_rank)) {
+					best_refused = e;
+					best_refused_rank = rank;
+					snprintf(refusal, sizeof(refusal), "%.12s (release %.64s) is %s",
+						 e->sha, e->release, why);
+				}
+				continue;
+			}
+			explain2(q, e, rank, v == KPGO_POLICY_OK ? "fits" : v == KPGO_POLICY_WARN ? "fits, with a warning" : "refused by the policy, overridden", why);
+		} else {
+			explain2(q, e, rank, "fits", NULL);
 		}
 		n_rank[rank]++;
 		if (!c->e || better(e, rank, c->e, (int)c->rank)) {
@@ -187,9 +241,12 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			strbuf_addf(&sb, "same build id %s (release %s)", e->build_id, e->release);
 		else if (c->rank == KPGO_RANK_RELEASE)
 			strbuf_addf(&sb, "same release %s", e->release);
-		else
+		else if (c->rank == KPGO_RANK_OLDER)
 			strbuf_addf(&sb, "nearest older release %s of series %s (none for %s)",
 				    e->release, series, q->release);
+		else
+			strbuf_addf(&sb, "newest release %s of an older series (none of series %s;"
+				    " the policy allows crossing)", e->release, series);
 		if (c->candidates > 1)
 			strbuf_addf(&sb, "; best of %zu by merged profiles, then time added",
 				    c->candidates);
@@ -197,6 +254,11 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			    *e->added ? e->added : "unknown");
 		snprintf(c->why, sizeof(c->why), "%s", sb.buf);
 		strbuf_release(&sb);
+		if (q->policy) {
+			c->verdict = kpgo_store_policy_judge(q->policy, e, q->release, q->now,
+							     c->policy_why, sizeof(c->policy_why));
+			c->overridden = c->verdict == KPGO_POLICY_REFUSE;
+		}
 		return 0;
 	}
 	if (q->build_id && *q->build_id)
@@ -213,6 +275,9 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			    " (left out: %zu of a newer release, %zu with another gcov version,"
 			    " %zu for another arch)",
 			    newer, wrong_gcov, wrong_arch);
+	if (refused)
+		strbuf_addf(&sb, "; the store's policy refused %zu, the best of them: %s", refused,
+			    refusal);
 	kpgo_error_set(err, -ENOENT, "no profile %s", sb.buf);
 	strbuf_release(&sb);
 	return -ENOENT;
@@ -228,6 +293,9 @@ int kpgo_store_select_verified(struct kpgo_store *s, struct kpgo_store_index *id
 	int r;
 
 	for (;;) {
+		/* --explain describes the last choice only. */
+		if (q->explain)
+			kpgo_strlist_clear(q->explain);
 		r = kpgo_store_select(idx, q, c, err);
 		if (r)
 			break;

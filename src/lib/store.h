@@ -138,12 +138,23 @@ struct kpgo_store_query {
 	const char *build_id;
 	const char *gcov_version;
 	const char *arch;
+	/*
+	 * @policy: the freshness policy (store-policy.h), NULL for none;
+	 * @now: the time ages are measured at; @override: a profile the policy
+	 * refuses may still be chosen (the choice says so); @explain: when
+	 * not NULL, one line per profile considered
+	 */
+	const struct kpgo_store_policy *policy;
+	int64_t now;
+	bool override;
+	struct kpgo_strlist *explain;
 };
 
 enum kpgo_store_rank {
 	KPGO_RANK_BUILD_ID = 1,
 	KPGO_RANK_RELEASE = 2,
 	KPGO_RANK_OLDER = 3,
+	KPGO_RANK_OTHER_SERIES = 4, /* only when the policy allows crossing */
 };
 
 struct kpgo_store_choice {
@@ -152,6 +163,9 @@ struct kpgo_store_choice {
 	size_t candidates;	/* entries of that rank that fit */
 	size_t skipped;		/* objects passed over by kpgo_store_select_verified() */
 	char why[512];
+	int verdict;		/* enum kpgo_policy_verdict of the choice */
+	bool overridden;	/* the policy refuses it; @override took it */
+	char policy_why[256];
 };
 
 /**
@@ -159,7 +173,9 @@ struct kpgo_store_choice {
  *
  * Rank 1: same build id; 2: same release; 3: the nearest older release of
  * the same series (major.minor), never a newer release or another series.
- * Gcov version and arch must match exactly when given. Ties: most
+ * Gcov version and arch must match exactly when given. With a policy,
+ * rank 4: the newest release of an older series when it allows crossing;
+ * profiles it refuses are left out (unless @q->override). Ties: most
  * MERGED_PROFILES (for a drop ingested, 1; for ingest's merges, the
  * collections the store merged), then the newest added to the store,
  * then the smallest sha; never what a profile says of itself in RUNS,

@@ -3,9 +3,11 @@
 # status, a config name and a profile; the versions sort as apt and rpm
 # must see them when a new profile, a rebuild or Debian's next revision
 # comes; bad inputs are refused with one line.
-# shellcheck disable=SC2154 # bats sets status, output, lines
+# shellcheck disable=SC2154 # bats sets status, output, lines, stderr
 
 load helpers
+
+bats_require_minimum_version 1.5.0
 
 setup() {
     W=$BATS_TEST_TMPDIR
@@ -189,4 +191,34 @@ value() {
     run kpgo plan "${BASE[@]}" --store "$W/store" --config debian-cloud
     assert_success
     assert_line "KPGO_PROFILE_SHA256=$(sha256sum <"$W/other.kpgo" | cut -d' ' -f1)"
+}
+
+@test "plan: the store's freshness policy stops the plan; --override-policy builds and says so" {
+    with_manifest "$PROFILE" "$W/old.kpgo" KERNEL_RELEASE=6.1.192-3-pgo-instr \
+        WINDOW_END=2020-01-01T00:00:00Z
+    "$KPGO" store --store "$W/store" add "$W/old.kpgo" >/dev/null
+    # no policy: chosen, and the plan says how old it is
+    run kpgo plan "${BASE[@]}" --store "$W/store"
+    assert_success
+    assert_line KPGO_PROFILE_POLICY=ok
+    assert_line KPGO_POLICY_MIN_APPLIED=50
+    assert_line KPGO_PROFILE_RELEASES_BEHIND=0
+    [ "$(value PROFILE_AGE_DAYS)" -gt 2000 ]
+    printf 'MAX_AGE_DAYS=42\nWARN_AGE_DAYS=14\nMIN_APPLIED=70\n' >"$W/store/policy"
+    run --separate-stderr kpgo plan "${BASE[@]}" --store "$W/store"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" == *"the store's policy refused 1"*"days old, limit 42 days"* ]]
+    run --separate-stderr kpgo plan "${BASE[@]}" --store "$W/store" --override-policy
+    assert_success
+    assert_line KPGO_PROFILE_POLICY=overridden
+    assert_line KPGO_POLICY_MIN_APPLIED=70
+    [[ "$stderr" == *"warning: the store's policy refuses"*"--override-policy"* ]]
+    run kpgo plan "${BASE[@]}" --override-policy
+    assert_failure 2
+    # a profile file (no store): no policy
+    run kpgo plan "${BASE[@]}" --profile "$W/old.kpgo"
+    assert_success
+    assert_line KPGO_PROFILE_POLICY=none
+    assert_line KPGO_POLICY_MIN_APPLIED=
 }

@@ -555,6 +555,11 @@ build_v2() {
 		fail "kpgo info --html of the collected profile failed; see $log"
 	[ -s "$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report.html" ] ||
 		fail "v2's package has no pgo-report.html"
+	# the profile came from the store: its report says what the store's
+	# freshness policy said of it
+	grep -q '^profile policy: ok ([0-9]* days old, 0 releases behind; the store.s policy accepted it)$' \
+		"$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report" ||
+		fail "v2's pgo-report does not say what the store's freshness policy said of its profile"
 	ok "$rel_v2, $(dpkg-deb -f "$v2_img" Version): $(find "$v2dir" -name '*.deb' | wc -l) .deb, $(find "$v2dir" -name '*.rpm' | wc -l) .rpm in $v2dir; the profile's report: $out/profile.html"
 }
 

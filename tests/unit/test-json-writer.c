@@ -190,10 +190,39 @@ static void test_misuse(void)
 	strbuf_release(&sb);
 }
 
+/* Shares and ratios: six decimals, and null for what is not a number. */
+static void test_fraction(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_json_writer w;
+	struct kpgo_json j;
+	const struct kpgo_json *v;
+
+	kpgo_jw_init(&w, &sb);
+	kpgo_jw_array_begin(&w, NULL);
+	kpgo_jw_fraction(&w, NULL, 0.1234567);
+	kpgo_jw_fraction(&w, NULL, -0.5);
+	kpgo_jw_fraction(&w, NULL, 0.0 / 0.0);
+	kpgo_jw_fraction(&w, NULL, 1.0 / 0.0);
+	kpgo_jw_fraction(&w, NULL, 1e300);
+	kpgo_jw_end(&w);
+	is_int(kpgo_jw_finish(&w), 0, "fractions are written");
+	ok(strstr(sb.buf, "0.123457") != NULL, "  rounded to six decimals");
+	ok(strstr(sb.buf, "-0.500000") != NULL, "  negative ones keep their sign");
+	ok(parses(&sb, &j), "  the document reads back");
+	v = j.type == KPGO_JSON_ARRAY && j.n == 5 ? j.v : NULL;
+	ok(v && v[2].type == KPGO_JSON_NULL && v[3].type == KPGO_JSON_NULL,
+	   "  NaN and infinity are null");
+	ok(v && v[4].type == KPGO_JSON_NUMBER, "  the largest finite values stay numbers");
+	kpgo_json_release(&j);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	test_layout();
 	test_escaping();
 	test_misuse();
+	test_fraction();
 	return done_testing();
 }
