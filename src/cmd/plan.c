@@ -249,7 +249,7 @@ static int store_profile(const char *dir, const char *release, const char *cc, b
 	}
 	q.policy = &policy;
 	q.now = (int64_t)time(NULL);
-	if (kpgo_store_select(&idx, &q, &ch, &err)) {
+	if (kpgo_store_select_verified(&s, &idx, &q, &ch, &err)) {
 		error("%s", err.msg);
 		goto out;
 	}

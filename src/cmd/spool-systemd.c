@@ -25,7 +25,8 @@ static const char generator_usage[] =
 	"the snapshot timer's interval (KPGO_SNAPSHOT_INTERVAL), the collection\n"
 	"services' time limits (KPGO_COLLECT_TIMEOUT plus 30 s, as TimeoutStopSec\n"
 	"and TimeoutStartSec; kpgo itself gives up at KPGO_COLLECT_TIMEOUT), and\n"
-	"RequiresMountsFor=KPGO_SPOOL_DIR. With bad settings it writes nothing (the\n"
+	"RequiresMountsFor=KPGO_SPOOL_DIR and ReadWritePaths=-KPGO_SPOOL_DIR (the units\n"
+	"see the rest of the system read-only). With bad settings it writes nothing (the\n"
 	"units' defaults stay) and says why.\n";
 
 static const char prepare_usage[] =
@@ -92,15 +93,16 @@ int spool_systemd_generator(int argc, char **argv)
 	limit = cfg.collect_timeout + SYSTEMD_MARGIN;
 	ret = 0;
 	ret |= write_dropin(dir, "kpgo-collect.service", src,
-			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStopSec=%" PRIu64
-			    "s\nTimeoutStartSec=%" PRIu64 "s\n",
-			    spool_dir(&cfg), limit, limit);
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nReadWritePaths=-%s\n"
+			    "TimeoutStopSec=%" PRIu64 "s\nTimeoutStartSec=%" PRIu64 "s\n",
+			    spool_dir(&cfg), spool_dir(&cfg), limit, limit);
 	ret |= write_dropin(dir, "kpgo-snapshot.service", src,
-			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nTimeoutStartSec=%" PRIu64
-			    "s\n",
-			    spool_dir(&cfg), limit);
-	ret |= write_dropin(dir, "kpgo-upload.service", src, "[Unit]\nRequiresMountsFor=%s\n",
-			    spool_dir(&cfg));
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nReadWritePaths=-%s\n"
+			    "TimeoutStartSec=%" PRIu64 "s\n",
+			    spool_dir(&cfg), spool_dir(&cfg), limit);
+	ret |= write_dropin(dir, "kpgo-upload.service", src,
+			    "[Unit]\nRequiresMountsFor=%s\n\n[Service]\nReadWritePaths=-%s\n",
+			    spool_dir(&cfg), spool_dir(&cfg));
 	/* Empty assignments reset the unit's own values first. */
 	if (cfg.snapshot_interval)
 		ret |= write_dropin(dir, "kpgo-collect.timer", src,

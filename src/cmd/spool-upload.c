@@ -96,6 +96,7 @@ int spool_upload(int argc, char **argv)
 	}
 	o.argv = &cfg.upload_argv;
 	o.timeout = cfg.upload_timeout;
+	o.user = cfg.upload_user;
 	o.retry_max = cfg.retry_max;
 	o.now = (int64_t)time(NULL);
 	r = kpgo_spool_upload(&sp, &o, report, NULL, &res, &err);

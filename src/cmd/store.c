@@ -60,8 +60,10 @@ static const char select_usage[] =
 	"allows crossing series, the newest release of an older series. Never a\n"
 	"newer release. The gcov version (what 'kpgo info' shows, e.g. 'B33*'; --cc\n"
 	"asks the compiler CC) and the arch must match when given, since GCC\n"
-	"ignores a profile of another version. Ties go to most runs, then the\n"
-	"newest window.\n"
+	"ignores a profile of another version. Ties go to the most profiles merged\n"
+	"(what the store counted, never a profile's own RUNS), then the newest\n"
+	"added. The chosen object is verified first; a missing or corrupt one is\n"
+	"passed over.\n"
 	"\n"
 	"The store's freshness policy (kpgo store policy) leaves out profiles\n"
 	"collected too long ago or too many releases behind, and warns past its\n"
@@ -412,9 +414,12 @@ static int store_select(int argc, char **argv)
 	}
 	q.policy = &policy;
 	q.explain = explain ? &explained : NULL;
-	ret = kpgo_store_select(&idx, &q, &ch, &err);
+	ret = kpgo_store_select_verified(&s, &idx, &q, &ch, &err);
 	for (i = 0; i < explained.n; i++)
 		fprintf(stderr, "kpgo: considered %s\n", explained.items[i]);
+	if (ch.skipped)
+		warning("passed over %zu missing or corrupt object(s) of '%s' (kpgo store verify)",
+			ch.skipped, s.dir);
 	if (ret) {
 		ret = error("%s", err.msg);
 		goto out;

@@ -22,6 +22,7 @@ int kpgo_config_init(struct kpgo_config *c)
 	c->workload = strdup("default");
 	c->spool_dir = strdup(KPGO_SPOOL_DEFAULT);
 	c->upload_command = strdup("");
+	c->upload_user = strdup("");
 	c->snapshot_interval = 6 * 3600;
 	c->collect_timeout = 60;
 	c->keep_count = 10;
@@ -29,7 +30,7 @@ int kpgo_config_init(struct kpgo_config *c)
 	c->spool_max = 200;
 	c->upload_timeout = 600;
 	c->retry_max = 6 * 3600;
-	if (!c->workload || !c->spool_dir || !c->upload_command) {
+	if (!c->workload || !c->spool_dir || !c->upload_command || !c->upload_user) {
 		kpgo_config_release(c);
 		return -ENOMEM;
 	}
@@ -42,6 +43,7 @@ void kpgo_config_release(struct kpgo_config *c)
 	free(c->workload);
 	free(c->spool_dir);
 	free(c->upload_command);
+	free(c->upload_user);
 	kpgo_strlist_clear(&c->upload_argv);
 	kpgo_strlist_clear(&c->warnings);
 	memset(c, 0, sizeof(*c));
@@ -295,6 +297,19 @@ static int set_dir(struct kpgo_config *c, const struct key *k, const char *v, st
 	return set_str(c, k, buf);
 }
 
+/* A user name as useradd(8) takes it: [a-z_][a-z0-9_-]*, at most 32; or empty. */
+static int set_user(struct kpgo_config *c, const struct key *k, const char *v,
+		    struct kpgo_error *err)
+{
+	size_t n = strlen(v);
+
+	if (n > 32 || (n && (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n ||
+			     (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')))))
+		return kpgo_error_set(err, -EINVAL,
+				      "a user name of [a-z0-9_-], not starting with a digit or '-', at most 32 bytes, is needed");
+	return set_str(c, k, v);
+}
+
 static int set_duration(struct kpgo_config *c, const struct key *k, const char *v,
 			struct kpgo_error *err)
 {
@@ -363,6 +378,7 @@ static const struct key keys[] = {
 	{ "KPGO_KEEP_AGE", set_duration, 3600, DURATION_MAX, true, FIELD(keep_age) },
 	{ "KPGO_SPOOL_MAX", set_count, 0, 1000000, false, FIELD(spool_max) },
 	{ "KPGO_UPLOAD_COMMAND", set_command, 0, 0, false, FIELD(upload_command) },
+	{ "KPGO_UPLOAD_USER", set_user, 0, 0, false, FIELD(upload_user) },
 	{ "KPGO_UPLOAD_TIMEOUT", set_duration, 1, 86400, false, FIELD(upload_timeout) },
 	{ "KPGO_UPLOAD_RETRY_MAX", set_duration, 60, 7 * 86400, false, FIELD(retry_max) },
 };

@@ -38,6 +38,7 @@ struct kpgo_config {
 	uint64_t spool_max;		 /* KPGO_SPOOL_MAX: unsent profiles, 0 = no limit */
 	char *upload_command;		 /* KPGO_UPLOAD_COMMAND as written, "" = none */
 	struct kpgo_strlist upload_argv; /* the same, split into words */
+	char *upload_user;		 /* KPGO_UPLOAD_USER, "" = kpgo's own */
 	uint64_t upload_timeout;	 /* KPGO_UPLOAD_TIMEOUT, seconds */
 	uint64_t retry_max;		 /* KPGO_UPLOAD_RETRY_MAX, seconds */
 	struct kpgo_strlist warnings;	 /* "FILE:LINE: unknown key 'X' ignored" */

@@ -75,10 +75,19 @@ long kpgo_gcda_merge(struct kpgo_gcda *acc, const struct kpgo_gcda *src, uint64_
 struct input {
 	const char *name;
 	uint64_t w;
+	uint64_t num, den; /* counters scaled by num / den (the cap), before w */
 	struct kpgo_manifest manifest; /* as first read */
 	struct kpgo_archive *a;        /* while its round runs */
 	const char *path;              /* its next object, NULL when done */
 };
+
+/* @v * @in's cap ratio, rounded down (num <= den: no overflow). */
+static uint64_t capped(const struct input *in, uint64_t v)
+{
+	if (in->num == in->den)
+		return v;
+	return (uint64_t)((unsigned __int128)v * in->num / in->den);
+}
 
 /* The result so far, carried from one round to the next. */
 struct carry {
@@ -213,7 +222,7 @@ static int merge_manifest(struct input *in, size_t n, const struct kpgo_merge_st
 		runs = kpgo_sat_add(runs, kpgo_sat_mul(v, in[i].w));
 		if (kpgo_manifest_get_u64(&in[i].manifest, MF_SUM_MAX, &v))
 			v = 0;
-		sum_max = kpgo_sat_add(sum_max, kpgo_sat_mul(v, in[i].w));
+		sum_max = kpgo_sat_add(sum_max, kpgo_sat_mul(capped(&in[i], v), in[i].w));
 		if (kpgo_manifest_get_u64(&in[i].manifest, MF_MERGED, &v))
 			v = 1;
 		merged = kpgo_sat_add(merged, v);
@@ -394,6 +403,12 @@ static int merge_round(struct input *in, size_t n, const struct input *first,
 				r = peek(&in[i], err);
 				continue;
 			}
+			if (in[i].num != in[i].den) {
+				size_t j;
+
+				for (j = 0; j < g->n_ctrs; j++)
+					g->ctrs[j] = capped(&in[i], g->ctrs[j]);
+			}
 			d = kpgo_gcda_merge(&acc, g, in[i].w);
 			if (d < 0) {
 				r = kpgo_error_set(err, (int)d, "cannot merge '%s' from '%s': %s",
@@ -450,6 +465,11 @@ int kpgo_merge_files(const char *const *inputs, size_t n, const struct kpgo_merg
 	for (i = 0; i < n; i++) {
 		in[i].name = inputs[i];
 		in[i].w = o->weights ? o->weights[i] : 1;
+		in[i].num = in[i].den = 1;
+		if (o->sums && o->cap && o->sums[i] > o->cap) {
+			in[i].num = o->cap;
+			in[i].den = o->sums[i];
+		}
 		kpgo_manifest_init(&in[i].manifest);
 	}
 	/*

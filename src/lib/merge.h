@@ -20,9 +20,17 @@
  *            the same whatever it is
  * @set: KEY, VALUE, ..., NULL: further manifest entries of the result
  *       (e.g. the store's MERGE_INPUTS), or NULL
+ * @sums: one per input, or NULL: the sum of the input's counters as the
+ *        caller counted it (the store, not the manifest's SUM_ALL)
+ * @cap: with @sums, the most any input may contribute: an input whose sum
+ *       is above it has its counters and SUM_MAX scaled by @cap / sum
+ *       (rounded down) before its weight applies, so that no input, however
+ *       large its counts, outweighs the others; 0 for none
  */
 struct kpgo_merge_opts {
 	const uint64_t *weights;
+	const uint64_t *sums;
+	uint64_t cap;
 	bool allow_mismatch;
 	size_t open_max;
 	const char *const *set;

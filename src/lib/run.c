@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -63,6 +64,9 @@ static _Noreturn void child(const struct kpgo_run *o, int out_fd, int report_fd)
 	for (i = 0; o->env && o->env[i]; i++)
 		if (putenv((char *)o->env[i]))
 			child_fail(report_fd);
+	/* Groups first: after setuid() there is no right left to change them. */
+	if (o->set_ids && (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0))
+		child_fail(report_fd);
 	signal(SIGPIPE, SIG_DFL);
 	execvp(o->argv[0], o->argv);
 	child_fail(report_fd);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "strbuf.h"
 
@@ -49,6 +50,9 @@ struct kpgo_run {
 	int err_fd;
 	uint64_t timeout_ms;
 	uint64_t grace_ms;
+	bool set_ids; /* run as @uid/@gid, without supplementary groups (needs root) */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* The defaults: nothing redirected, here, no time limit. */

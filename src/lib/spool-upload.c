@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "run.h"
+#include "sha256.h"
 #include "spool.h"
 #include "store.h"
 
@@ -20,8 +23,29 @@
  * Runs the command for @path. 0 when it exited 0; otherwise -EIO (or
  * -ETIMEDOUT) with what happened in @why.
  */
-static int run_command(const struct kpgo_upload_opts *o, const char *path, const char *name,
-		       const char *sha, char *why, size_t whylen)
+/*
+ * Where the command's private copies go: upload/ in the spool (0700), or,
+ * for a command run as another user, a folder of kpgo's own under $TMPDIR
+ * (0711: that user can open its copy by name, list nothing, swap nothing).
+ */
+struct private_dir {
+	int fd;
+	char *path;
+	bool own; /* made by mkdtemp(): removed at the end */
+	bool set_ids;
+	uid_t uid;
+	gid_t gid;
+};
+
+static void private_dir_ids(const struct private_dir *d, struct kpgo_run *run)
+{
+	run->set_ids = d->set_ids;
+	run->uid = d->uid;
+	run->gid = d->gid;
+}
+
+static int run_command(const struct kpgo_upload_opts *o, const struct private_dir *d,
+		       const char *path, const char *name, const char *sha, char *why, size_t whylen)
 {
 	const struct kpgo_strlist *w = o->argv;
 	char **argv = calloc(w->n + 2, sizeof(*argv));
@@ -62,6 +86,7 @@ static int run_command(const struct kpgo_upload_opts *o, const char *path, const
 	run.out = KPGO_RUN_STDERR;
 	/* Its own process group: a timeout kills what it started too. */
 	run.timeout_ms = kpgo_sat_mul(o->timeout, 1000);
+	private_dir_ids(d, &run);
 	r = kpgo_run(&run, &res);
 	if (r) {
 		snprintf(why, whylen, "cannot start '%s': %s", argv[0], strerror(-r));
@@ -88,31 +113,164 @@ out:
 	return r;
 }
 
+static int private_dir_open(struct kpgo_spool *sp, const char *user, struct private_dir *d,
+			    struct kpgo_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	struct passwd *pw;
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (user && *user) {
+		if (geteuid() != 0)
+			return kpgo_error_set(err, -EPERM,
+					      "KPGO_UPLOAD_USER='%s' needs kpgo to run as root",
+					      user);
+		errno = 0;
+		pw = getpwnam(user);
+		if (!pw)
+			return kpgo_error_set(err, errno ? -errno : -ENOENT,
+					      "KPGO_UPLOAD_USER: no user '%s'", user);
+		if (pw->pw_uid == 0)
+			return kpgo_error_set(err, -EINVAL,
+					      "KPGO_UPLOAD_USER: '%s' is root, not an unprivileged user",
+					      user);
+		d->set_ids = true;
+		d->uid = pw->pw_uid;
+		d->gid = pw->pw_gid;
+		if (strbuf_addf(&path, "%s/kpgo-upload.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp"))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+		if (!mkdtemp(path.buf)) {
+			int r = kpgo_error_set(err, -errno, "cannot create '%s': %s", path.buf,
+					       strerror(errno));
+
+			strbuf_release(&path);
+			return r;
+		}
+		d->own = true;
+		d->path = strbuf_detach(&path, NULL);
+		d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d->fd < 0 || fchmod(d->fd, 0711) < 0)
+			return kpgo_error_set(err, -errno, "cannot open '%s': %s", d->path,
+					      strerror(errno));
+		return 0;
+	}
+	if (strbuf_addf(&path, "%s/upload", sp->dir))
+		return kpgo_error_set(err, -ENOMEM, "out of memory");
+	d->path = strbuf_detach(&path, NULL);
+	if (mkdirat(sp->dirfd, "upload", 0700) < 0 && errno != EEXIST)
+		return kpgo_error_set(err, -errno, "cannot create '%s': %s", d->path,
+				      strerror(errno));
+	d->fd = openat(sp->dirfd, "upload", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->fd < 0)
+		return kpgo_error_set(err, -errno, "cannot open '%s': %s", d->path, strerror(errno));
+	if (fstat(d->fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & 077))
+		return kpgo_error_set(err, -EPERM,
+				      "refusing '%s': it must be its owner's only (mode 0700)",
+				      d->path);
+	return 0;
+}
+
+static void private_dir_close(struct private_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	if (d->own && d->path)
+		rmdir(d->path);
+	free(d->path);
+	d->fd = -1;
+	d->path = NULL;
+}
+
+/*
+ * Copies the rest of @fd into @d/@name (mode 0400, the command's user's)
+ * while hashing it; the copy must hash to @sha.
+ */
+static int private_copy(struct kpgo_spool *sp, int fd, const char *name, const char *sha,
+			const struct private_dir *d, struct kpgo_error *err)
+{
+	char buf[65536], got[KPGO_SHA256_HEX];
+	struct kpgo_sha256 *h;
+	int out, r = 0;
+	ssize_t n;
+
+	unlinkat(d->fd, name, 0);
+	out = openat(d->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+	if (out < 0)
+		return kpgo_error_set(err, -errno, "cannot create '%s/%s': %s", d->path, name,
+				      strerror(errno));
+	if (d->set_ids && fchown(out, d->uid, d->gid) < 0)
+		r = kpgo_error_set(err, -errno, "cannot give '%s/%s' to the upload user: %s",
+				   d->path, name, strerror(errno));
+	h = r ? NULL : kpgo_sha256_new();
+	if (!r && !h)
+		r = kpgo_error_set(err, -ENOMEM, "out of memory");
+	if (!r && lseek(fd, 0, SEEK_SET) < 0)
+		r = kpgo_error_set(err, -errno, "cannot read '%s/%s': %s", sp->dir, name,
+				   strerror(errno));
+	while (!r && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = kpgo_error_set(err, -errno, "cannot read '%s/%s': %s", sp->dir, name,
+					   strerror(errno));
+			break;
+		}
+		kpgo_sha256_update(h, buf, (size_t)n);
+		r = kpgo_write_all(out, buf, (size_t)n);
+		if (r)
+			r = kpgo_error_set(err, r, "cannot write '%s/%s': %s", d->path, name,
+					   strerror(-r));
+	}
+	if (h) {
+		kpgo_sha256_final_hex(h, got);
+		if (!r && strcmp(got, sha))
+			r = kpgo_error_set(err, -EAGAIN, "'%s/%s' changed while being uploaded",
+					   sp->dir, name);
+	}
+	if (close(out) < 0 && !r)
+		r = kpgo_error_set(err, -errno, "cannot write '%s/%s': %s", d->path, name,
+				   strerror(errno));
+	if (r)
+		unlinkat(d->fd, name, 0);
+	return r;
+}
+
 /*
  * Verifies a waiting profile: a regular file that is a valid archive whose
  * sha256 starts with the 16 hex digits of its name. -EBADMSG with the
- * reason in @err when it is not.
+ * reason in @err when it is not. Then copies the very bytes verified to
+ * @d/@name, the file the command is given, so that nothing can swap the
+ * file between the check and the upload.
  */
 static int check_profile(struct kpgo_spool *sp, const char *name, char sha[KPGO_SHA256_HEX],
-			 struct kpgo_error *err)
+			 const struct private_dir *d, struct kpgo_error *err)
 {
 	size_t n = strlen(name);
+	struct stat st;
 	int fd, r;
 
 	fd = openat(sp->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return kpgo_error_set(err, -errno, "cannot open '%s/%s': %s", sp->dir, name,
 				      strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return kpgo_error_set(err, -EBADMSG, "not a regular file");
+	}
 	r = kpgo_store_verify_fd(fd, sha, NULL, err);
+	if (!r && strncmp(name + n - 21, sha, 16))
+		r = kpgo_error_set(err, -EBADMSG,
+				   "its content (sha256 %.16s...) does not match its name", sha);
+	else if (r && r != -ENOMEM)
+		r = -EBADMSG;
+	if (!r)
+		r = private_copy(sp, fd, name, sha, d, err);
 	close(fd);
-	if (r == -ENOMEM)
-		return r;
-	if (r)
-		return -EBADMSG;
-	if (strncmp(name + n - 21, sha, 16))
-		return kpgo_error_set(err, -EBADMSG,
-				      "its content (sha256 %.16s...) does not match its name", sha);
-	return 0;
+	return r;
 }
 
 /* Fewest failed attempts first, then oldest. */
@@ -133,6 +291,7 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 	struct kpgo_spool_state st;
 	struct strbuf path = STRBUF_INIT;
 	char sha[KPGO_SHA256_HEX], why[512];
+	struct private_dir pd;
 	struct kpgo_error verr;
 	bool wait;
 	size_t i;
@@ -144,6 +303,12 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 	r = kpgo_spool_lock(sp, KPGO_SPOOL_UPLOAD_LOCK, false, err);
 	if (r)
 		return r;
+	r = private_dir_open(sp, o->user, &pd, err);
+	if (r) {
+		private_dir_close(&pd);
+		kpgo_spool_unlock(sp, KPGO_SPOOL_UPLOAD_LOCK);
+		return r;
+	}
 	kpgo_spool_state_read(sp, &st);
 	wait = !o->force && st.next_try > o->now;
 	r = kpgo_spool_list(sp, KPGO_SPOOL_WAITING, &l, err);
@@ -161,7 +326,7 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 				report(ctx, &ev);
 			continue;
 		}
-		r = check_profile(sp, it->name, sha, &verr);
+		r = check_profile(sp, it->name, sha, &pd, &verr);
 		if (r == -EBADMSG) {
 			r = kpgo_spool_reject(sp, it->name, verr.msg, err);
 			if (r)
@@ -182,11 +347,12 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 			break;
 		}
 		strbuf_reset(&path);
-		if (strbuf_addf(&path, "%s/%s", sp->dir, it->name)) {
+		if (strbuf_addf(&path, "%s/%s", pd.path, it->name)) {
 			r = kpgo_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
-		r = run_command(o, path.buf, it->name, sha, why, sizeof(why));
+		r = run_command(o, &pd, path.buf, it->name, sha, why, sizeof(why));
+		unlinkat(pd.fd, it->name, 0);
 		if (r == -ENOMEM) {
 			r = kpgo_error_set(err, r, "out of memory");
 			break;
@@ -218,6 +384,7 @@ int kpgo_spool_upload(struct kpgo_spool *sp, const struct kpgo_upload_opts *o,
 	}
 	kpgo_spool_list_release(&l);
 	strbuf_release(&path);
+	private_dir_close(&pd);
 	kpgo_spool_unlock(sp, KPGO_SPOOL_UPLOAD_LOCK);
 	return r;
 }

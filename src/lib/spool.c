@@ -41,28 +41,91 @@ void kpgo_spool_close(struct kpgo_spool *sp)
 	sp->dir = NULL;
 }
 
-/* mkdir -p with 0755 parents and a 0750 last component. */
-static int mkdir_p(const char *path)
+/*
+ * Opens @path as a directory, every component without following symbolic
+ * links (openat() from / or the working directory, O_NOFOLLOW); with
+ * @create makes what is missing, 0755 parents and a 0750 last component.
+ */
+static int open_nofollow(const char *path, bool create)
 {
-	char *copy = strdup(path), *p;
-	int r = 0;
+	char *copy = strdup(path), *p, *last;
+	int fd, pfd, r = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	for (p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			r = -errno;
-		*p = '/';
-		if (r)
-			break;
+	/* Trailing and repeated slashes, as the kernel takes them. */
+	for (p = copy + strlen(copy); p > copy + 1 && p[-1] == '/';)
+		*--p = '\0';
+	last = strrchr(copy, '/');
+	pfd = open(*copy == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		free(copy);
+		return -errno;
 	}
-	if (!r && mkdir(copy, 0750) < 0 && errno != EEXIST)
-		r = -errno;
+	for (p = copy; *p == '/'; p++)
+		;
+	if (last && last + 1 > p) {
+		/* The parents: p up to the last slash. */
+		char *q = p, *s;
+
+		*last = '\0';
+		while (*q && !r) {
+			s = strchr(q, '/');
+			if (s)
+				*s = '\0';
+			if (*q) {
+				if (create && mkdirat(pfd, q, 0755) < 0 && errno != EEXIST)
+					r = -errno;
+				fd = r ? -1 :
+					 openat(pfd, q,
+						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (!r && fd < 0)
+					r = -errno;
+				if (!r) {
+					close(pfd);
+					pfd = fd;
+				}
+			}
+			q = s ? s + 1 : q + strlen(q);
+		}
+		p = last + 1;
+	}
+	if (!r && *p) {
+		if (create && mkdirat(pfd, p, 0750) < 0 && errno != EEXIST)
+			r = -errno;
+		fd = r ? -1 : openat(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (!r && fd < 0)
+			r = -errno;
+		if (!r) {
+			close(pfd);
+			pfd = fd;
+		}
+	}
 	free(copy);
-	return r;
+	if (r) {
+		close(pfd);
+		return r;
+	}
+	return pfd;
+}
+
+/*
+ * The spool and its folders must be root's (or, for a user's own spool, the
+ * user's) and writable by their owner only: others could swap the files
+ * root verifies and uploads, or redirect its writes.
+ */
+static int check_owner(int fd, const char *dir, const char *sub, struct kpgo_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return kpgo_error_set(err, -errno, "cannot open the spool '%s': %s", dir,
+				      strerror(errno));
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+		return kpgo_error_set(err, -EPERM,
+				      "refusing the spool '%s%s%s': it must be owned by root and writable by its owner only",
+				      dir, sub ? "/" : "", sub ? sub : "");
+	return 0;
 }
 
 static int open_sub(struct kpgo_spool *sp, const char *name, bool create, int *fd,
@@ -72,6 +135,11 @@ static int open_sub(struct kpgo_spool *sp, const char *name, bool create, int *f
 		return kpgo_error_set(err, -errno, "cannot create '%s/%s': %s", sp->dir, name,
 				      strerror(errno));
 	*fd = kpgo_mkdirs_at(sp->dirfd, name, false);
+	if (*fd >= 0 && check_owner(*fd, sp->dir, name, err)) {
+		close(*fd);
+		*fd = -1;
+		return -EPERM;
+	}
 	if (*fd == -ENOENT)
 		return kpgo_error_set(err, -ENOENT,
 				      "'%s' is not a kpgo spool (no %s/; 'kpgo spool init' makes one)",
@@ -92,16 +160,20 @@ int kpgo_spool_open(struct kpgo_spool *sp, const char *dir, bool create, struct 
 	sp->dir = strdup(dir);
 	if (!sp->dir)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
-	if (create && (r = mkdir_p(dir)) < 0) {
-		kpgo_error_set(err, r, "cannot create the spool '%s': %s", dir, strerror(-r));
-		goto fail;
-	}
-	sp->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sp->dirfd = open_nofollow(dir, create);
 	if (sp->dirfd < 0) {
-		r = kpgo_error_set(err, -errno, "cannot open the spool '%s': %s", dir,
-				   strerror(errno));
+		r = sp->dirfd;
+		if (r == -ELOOP || r == -ENOTDIR)
+			kpgo_error_set(err, r,
+				       "refusing the spool '%s': a symbolic link or not a directory on its path",
+				       dir);
+		else
+			kpgo_error_set(err, r, "cannot %s the spool '%s': %s",
+				       create ? "create" : "open", dir, strerror(-r));
 		goto fail;
 	}
+	if ((r = check_owner(sp->dirfd, dir, NULL, err)))
+		goto fail;
 	if ((r = open_sub(sp, "tmp", create, &sp->tmpfd, err)) ||
 	    (r = open_sub(sp, "sent", create, &sp->sentfd, err)) ||
 	    (r = open_sub(sp, "retry", create, &sp->retryfd, err)) ||

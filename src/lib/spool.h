@@ -259,9 +259,13 @@ int kpgo_spool_collect(const char *spool_dir, const struct kpgo_spool_collect_op
  * @timeout: seconds one command may run before its process group is killed
  * @retry_max: the longest backoff, seconds
  * @force: upload now, even while the backoff runs
+ * @user: when set, the command runs as this user, without supplementary
+ *	groups, and gets a copy of the profile that only this user can read,
+ *	in a folder of its own under $TMPDIR (or /tmp), not the spool's
  */
 struct kpgo_upload_opts {
 	const struct kpgo_strlist *argv;
+	const char *user; /* run the command as this user (kpgo runs as root); NULL or "": not */
 	uint64_t timeout;
 	uint64_t retry_max;
 	bool force;

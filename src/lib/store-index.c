@@ -14,11 +14,11 @@
 #include "store-internal.h"
 #include "util.h"
 
-#define INDEX_HEADER "# kpgo store index 1\n"
+#define INDEX_HEADER "# kpgo store index 2\n"
 #define INDEX_COLUMNS                                                                        \
 	"# sha256\trelease\tbuild_id\tarch\tgcov_version\tworkload\truns\tmerged_profiles\t" \
-	"window_end\tadded\n"
-#define INDEX_FIELDS 10
+	"window_end\tadded\tsum\n"
+#define INDEX_FIELDS 11
 #define INDEX_MAX (256u << 20)
 
 /* --- entries and indexes --------------------------------------------- */
@@ -108,7 +108,7 @@ bool kpgo_store_entry_same(struct kpgo_store_entry *a, struct kpgo_store_entry *
 	for (i = 0; i < ENTRY_STRS - 1; i++)
 		if (strcmp(*entry_str(a, i), *entry_str(b, i)))
 			return false;
-	return a->runs == b->runs && a->merged == b->merged;
+	return a->runs == b->runs && a->merged == b->merged && a->sum == b->sum;
 }
 
 int kpgo_store_index_push(struct kpgo_store_index *idx, struct kpgo_store_entry *e)
@@ -195,7 +195,8 @@ static int parse_line(char *line, struct kpgo_store_entry *e)
 			return -EBADMSG;
 	memset(e, 0, sizeof(*e));
 	memcpy(e->sha, f[0], KPGO_SHA256_HEX);
-	if (kpgo_parse_u64(f[6], &e->runs) || kpgo_parse_u64(f[7], &e->merged))
+	if (kpgo_parse_u64(f[6], &e->runs) || kpgo_parse_u64(f[7], &e->merged) ||
+	    kpgo_parse_u64(f[10], &e->sum))
 		return -EBADMSG;
 	for (i = 0; i < ENTRY_STRS; i++) {
 		/* Columns 1-5 are the first five strings, 8-9 the last two. */
@@ -273,16 +274,39 @@ static int index_format(const struct kpgo_store_index *idx, struct strbuf *out)
 	for (i = 0; i < idx->n; i++) {
 		const struct kpgo_store_entry *e = &idx->e[i];
 
-		if (strbuf_addf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%llu\t%llu\t%s\t%s\n", e->sha,
+		if (strbuf_addf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%llu\t%llu\t%s\t%s\t%llu\n", e->sha,
 				e->release, e->build_id, e->arch, e->gcov_version, e->workload,
 				(unsigned long long)e->runs, (unsigned long long)e->merged,
-				e->window_end, e->added))
+				e->window_end, e->added, (unsigned long long)e->sum))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
 /* --- the index file ------------------------------------------------------- */
+
+/* Moves DIR/index to corrupt/index[.N], never replacing. */
+static int index_move_aside(struct kpgo_store *s)
+{
+	char dst[32];
+	int cfd, i, r;
+
+	cfd = kpgo_mkdirs_at(s->dirfd, "corrupt", true);
+	if (cfd < 0)
+		return cfd;
+	for (i = 0; i < 1000; i++) {
+		if (i)
+			snprintf(dst, sizeof(dst), "index.%d", i);
+		else
+			snprintf(dst, sizeof(dst), "index");
+		r = renameat2(s->dirfd, "index", cfd, dst, RENAME_NOREPLACE);
+		if (r == 0 || errno != EEXIST)
+			break;
+	}
+	r = r < 0 ? -errno : 0;
+	close(cfd);
+	return r;
+}
 
 int kpgo_store_index_write(struct kpgo_store *s, struct kpgo_store_index *idx,
 			   struct kpgo_error *err)
@@ -303,8 +327,13 @@ int kpgo_store_index_write(struct kpgo_store *s, struct kpgo_store_index *idx,
 		r = -errno;
 	if (fd >= 0 && close(fd) < 0 && !r)
 		r = -errno;
-	if (!r && renameat(s->tmpfd, name, s->dirfd, "index") < 0)
+	if (!r && renameat(s->tmpfd, name, s->dirfd, "index") < 0) {
 		r = -errno;
+		/* Something rename(2) cannot replace (a directory): set it aside. */
+		if ((r == -EISDIR || r == -ENOTEMPTY || r == -EEXIST) && !index_move_aside(s) &&
+		    renameat(s->tmpfd, name, s->dirfd, "index") == 0)
+			r = 0;
+	}
 	if (r && fd >= 0)
 		unlinkat(s->tmpfd, name, 0);
 	if (!r)
@@ -317,13 +346,29 @@ int kpgo_store_index_load(struct kpgo_store *s, struct kpgo_store_index *idx,
 			  struct kpgo_strlist *bad, struct kpgo_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
+	const char *what = NULL;
+	struct stat st;
 	int fd, r;
 
-	fd = openat(s->dirfd, "index", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? 0
-				       : kpgo_error_set(err, -errno, "cannot open '%s/index': %s",
-							s->dir, strerror(errno));
+	/* O_NONBLOCK: a FIFO put in its place must not hang a reader. */
+	fd = openat(s->dirfd, "index", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 && errno == ELOOP)
+		what = "the index is a symbolic link";
+	else if (fd < 0)
+		return kpgo_error_set(err, -errno, "cannot open '%s/index': %s", s->dir,
+				      strerror(errno));
+	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		what = "the index is not a regular file";
+	if (what) {
+		if (fd >= 0)
+			close(fd);
+		if (!bad)
+			return kpgo_error_set(err, -EBADMSG, "%s", what);
+		return kpgo_strlist_add(bad, what) ? kpgo_error_set(err, -ENOMEM, "out of memory")
+						   : 0;
+	}
 	r = kpgo_read_fd(fd, &text, INDEX_MAX);
 	close(fd);
 	if (r)
@@ -334,15 +379,54 @@ int kpgo_store_index_load(struct kpgo_store *s, struct kpgo_store_index *idx,
 	return r;
 }
 
+/* @idx (sorted by sha) lists exactly the objects @shas (sorted). */
+static bool index_lists(const struct kpgo_store_index *idx, const struct kpgo_strlist *shas)
+{
+	size_t i;
+
+	if (idx->n != shas->n)
+		return false;
+	for (i = 0; i < idx->n; i++)
+		if (strcmp(idx->e[i].sha, shas->items[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The index is derived data: rebuilt from the objects, and written back
+ * when the store can be written (else only in memory, for this reader).
+ */
+static int index_heal(struct kpgo_store *s, struct kpgo_store_index *idx, struct kpgo_error *err)
+{
+	struct kpgo_error ignored;
+	int r;
+
+	if (kpgo_store_open(s, true, &ignored) == 0 && kpgo_store_lock(s, true, &ignored) == 0) {
+		r = kpgo_store_index_update_locked(s, NULL, true, idx, err);
+		kpgo_store_unlock(s);
+		if (r != -EACCES && r != -EPERM && r != -EROFS)
+			return r;
+		kpgo_store_index_release(idx);
+	}
+	return kpgo_store_index_update_locked(s, NULL, false, idx, err);
+}
+
 int kpgo_store_index_read(struct kpgo_store *s, struct kpgo_store_index *idx,
 			  struct kpgo_error *err)
 {
+	struct kpgo_strlist bad = { 0 }, shas = { 0 };
 	int r = kpgo_store_open(s, false, err);
 
 	if (!r)
-		r = kpgo_store_index_load(s, idx, NULL, err);
-	if (r == -EBADMSG)
-		kpgo_error_prefix(err, "'%s/index'", s->dir);
+		r = kpgo_store_index_load(s, idx, &bad, err);
+	if (!r)
+		r = kpgo_store_objects_list(s, &shas, NULL, err);
+	if (!r && (bad.n || !index_lists(idx, &shas))) {
+		kpgo_store_index_release(idx);
+		r = index_heal(s, idx, err);
+	}
+	kpgo_strlist_clear(&bad);
+	kpgo_strlist_clear(&shas);
 	return r;
 }
 

@@ -109,6 +109,18 @@ static int ingest_file(struct ingest *g, const char *name, struct kpgo_error *er
 		snprintf(why, sizeof(why), "not a valid kpgo profile: %s", verr.msg);
 		return reject(g, name, why, err);
 	}
+	/*
+	 * A machine uploads its own collections, one run each: a drop that
+	 * claims more would be ranked and weighted by its own word.
+	 */
+	if (e.runs != 1 || e.merged != 1) {
+		snprintf(why, sizeof(why),
+			 "not a single collection: RUNS=%" PRIu64 " MERGED_PROFILES=%" PRIu64
+			 " (merges are made by the farm, not uploaded)",
+			 e.runs, e.merged);
+		kpgo_store_entry_release(&e);
+		return reject(g, name, why, err);
+	}
 	if (g->o->arch && strcmp(e.arch, g->o->arch)) {
 		snprintf(why, sizeof(why), "foreign: a profile of arch '%s', not '%s'", e.arch,
 			 g->o->arch);
@@ -282,6 +294,37 @@ static int store_remove(struct kpgo_store *s, const struct kpgo_strlist *shas,
 	return r;
 }
 
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The most one collection may weigh in a merge: the (lower) median of the
+ * counter sums the store counted, over those with counts. Collections above
+ * it are scaled down to it, so that a machine reporting counts a million
+ * times too large weighs as much as a typical one, not a million times
+ * more; those below keep their counts (a short window is no lie).
+ */
+static int sum_cap(const uint64_t *sums, size_t n, uint64_t *cap)
+{
+	uint64_t *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (sums[i])
+			v[k++] = sums[i];
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_u64);
+	*cap = k ? v[(k - 1) / 2] : 0;
+	free(v);
+	return 0;
+}
+
 /*
  * One kernel build: entries @e[0..n), sorted by sha. Returns 0 when it
  * went well or the failure was reported (a bad build does not stop the
@@ -295,8 +338,8 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 	struct strbuf path = STRBUF_INIT, line = STRBUF_INIT;
 	struct kpgo_sha256 *h = NULL;
 	struct kpgo_store_added added;
+	uint64_t *w = NULL, *sums = NULL, cap;
 	bool current = false;
-	uint64_t *w = NULL;
 	size_t i, k = 0;
 	int r = 0;
 
@@ -304,8 +347,9 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 		 *e->build_id ? e->build_id : "-", *e->arch ? e->arch : "-",
 		 *e->gcov_version ? e->gcov_version : "-");
 	w = calloc(n, sizeof(*w));
+	sums = calloc(n, sizeof(*sums));
 	h = kpgo_sha256_new();
-	if (!w || !h)
+	if (!w || !sums || !h)
 		goto nomem;
 	for (i = 0; i < n; i++) {
 		uint64_t wi = kpgo_weights_get(g->o->weights, e[i].workload);
@@ -318,8 +362,13 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 		    kpgo_strlist_add(&inputs, path.buf))
 			goto nomem;
 		kpgo_sha256_update(h, line.buf, line.len);
+		sums[k] = e[i].sum;
 		w[k++] = wi;
 	}
+	strbuf_reset(&line);
+	if (sum_cap(sums, k, &cap) || strbuf_addf(&line, "cap %" PRIu64 "\n", cap))
+		goto nomem;
+	kpgo_sha256_update(h, line.buf, line.len);
 	kpgo_sha256_final_hex(h, digest);
 	h = NULL;
 	if (k < 2)
@@ -349,7 +398,7 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 	} else {
 		/* kpgo merge bounds its memory itself, merging in rounds. */
 		const char *const set[] = { MF_MERGE_INPUTS, digest, NULL };
-		struct kpgo_merge_opts mo = { .weights = w, .set = set };
+		struct kpgo_merge_opts mo = { .weights = w, .sums = sums, .cap = cap, .set = set };
 		struct kpgo_merge_stats st;
 
 		if (tmp_path(g, &path))
@@ -389,6 +438,7 @@ out:
 	if (h)
 		kpgo_sha256_free(h);
 	free(w);
+	free(sums);
 	kpgo_strlist_clear(&inputs);
 	kpgo_strlist_clear(&stale);
 	strbuf_release(&path);

@@ -133,9 +133,10 @@ static bool better(const struct kpgo_store_entry *a, int ra, const struct kpgo_s
 		if (r)
 			return r > 0;
 	}
-	if (a->runs != b->runs)
-		return a->runs > b->runs;
-	r = strcmp(a->window_end, b->window_end);
+	/* What the store counted, never what the uploader wrote (RUNS). */
+	if (a->merged != b->merged)
+		return a->merged > b->merged;
+	r = strcmp(a->added, b->added);
 	if (r)
 		return r > 0;
 	return strcmp(a->sha, b->sha) < 0;
@@ -247,9 +248,10 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			strbuf_addf(&sb, "newest release %s of an older series (none of series %s;"
 				    " the policy allows crossing)", e->release, series);
 		if (c->candidates > 1)
-			strbuf_addf(&sb, "; best of %zu by runs, then window end", c->candidates);
-		strbuf_addf(&sb, ": RUNS=%llu WINDOW_END=%s", (unsigned long long)e->runs,
-			    *e->window_end ? e->window_end : "unknown");
+			strbuf_addf(&sb, "; best of %zu by merged profiles, then time added",
+				    c->candidates);
+		strbuf_addf(&sb, ": MERGED_PROFILES=%llu added %s", (unsigned long long)e->merged,
+			    *e->added ? e->added : "unknown");
 		snprintf(c->why, sizeof(c->why), "%s", sb.buf);
 		strbuf_release(&sb);
 		if (q->policy) {
@@ -279,4 +281,44 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 	kpgo_error_set(err, -ENOENT, "no profile %s", sb.buf);
 	strbuf_release(&sb);
 	return -ENOENT;
+}
+
+int kpgo_store_select_verified(struct kpgo_store *s, struct kpgo_store_index *idx,
+			       const struct kpgo_store_query *q, struct kpgo_store_choice *c,
+			       struct kpgo_error *err)
+{
+	struct kpgo_store_entry e;
+	struct kpgo_error why;
+	size_t skipped = 0, i;
+	int r;
+
+	for (;;) {
+		/* --explain describes the last choice only. */
+		if (q->explain)
+			kpgo_strlist_clear(q->explain);
+		r = kpgo_store_select(idx, q, c, err);
+		if (r)
+			break;
+		i = (size_t)(c->e - idx->e);
+		r = kpgo_store_object_check(s, idx->e[i].sha, &e, &why);
+		if (r == -ENOMEM)
+			return kpgo_error_set(err, r, "out of memory");
+		if (r) {
+			/* Missing or corrupt: never handed to a build. */
+			skipped++;
+			kpgo_store_entry_release(&idx->e[i]);
+			memmove(&idx->e[i], &idx->e[i + 1], (idx->n - i - 1) * sizeof(*idx->e));
+			idx->n--;
+			continue;
+		}
+		if (kpgo_store_entry_same(&idx->e[i], &e) && !strcmp(idx->e[i].added, e.added)) {
+			kpgo_store_entry_release(&e);
+			break;
+		}
+		/* The index line lied (edited by hand): choose again by the object's own. */
+		kpgo_store_entry_release(&idx->e[i]);
+		idx->e[i] = e;
+	}
+	c->skipped = skipped;
+	return r;
 }

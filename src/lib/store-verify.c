@@ -29,6 +29,8 @@ int kpgo_store_verify_fd(int fd, char sha[KPGO_SHA256_HEX], struct kpgo_store_en
 	struct kpgo_sha256 *h;
 	struct kpgo_gcda *g;
 	const char *path;
+	uint64_t sum = 0;
+	size_t i;
 	int r;
 
 	sha[0] = '\0';
@@ -48,10 +50,15 @@ int kpgo_store_verify_fd(int fd, char sha[KPGO_SHA256_HEX], struct kpgo_store_en
 	kpgo_sha256_update(h, buf.buf, buf.len);
 	kpgo_sha256_final_hex(h, sha);
 	r = kpgo_archive_open_memory(&a, buf.buf, buf.len, err);
-	while (!r && (r = kpgo_archive_next(a, &path, &g, err)) == 1)
+	while (!r && (r = kpgo_archive_next(a, &path, &g, err)) == 1) {
+		for (i = 0; i < g->n_ctrs; i++)
+			sum = kpgo_sat_add(sum, g->ctrs[i]);
 		r = 0;
+	}
 	if (!r && e && kpgo_store_entry_from_manifest(e, sha, kpgo_archive_manifest(a)))
 		r = kpgo_error_set(err, -ENOMEM, "out of memory");
+	if (!r && e)
+		e->sum = sum; /* counted here: the manifest's SUM_ALL is the uploader's word */
 out:
 	kpgo_archive_close(a);
 	strbuf_release(&buf);

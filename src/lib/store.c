@@ -253,15 +253,55 @@ out_in:
 	return r;
 }
 
+/* The stored object @sha fails its check (bytes, archive, or not a regular file). */
+static bool existing_bad(struct kpgo_store *s, const char *sha)
+{
+	struct kpgo_store_entry e;
+	struct kpgo_error ignored;
+	int r = kpgo_store_object_check(s, sha, &e, &ignored);
+
+	if (!r)
+		kpgo_store_entry_release(&e);
+	return r && r != -ENOMEM && r != -ENOENT;
+}
+
+/* Moves objects/xx/@obj (in @subfd) to corrupt/<obj>[.N], never replacing. */
+static int set_aside(struct kpgo_store *s, int subfd, const char *obj)
+{
+	char dst[OBJ_NAME_LEN + 16];
+	int cfd, i, r = -1;
+
+	cfd = kpgo_mkdirs_at(s->dirfd, "corrupt", true);
+	if (cfd < 0)
+		return cfd;
+	for (i = 0; i < 1000; i++) {
+		if (i)
+			snprintf(dst, sizeof(dst), "%s.%d", obj, i);
+		else
+			snprintf(dst, sizeof(dst), "%s", obj);
+		r = renameat2(subfd, obj, cfd, dst, RENAME_NOREPLACE);
+		if (r == 0 || errno != EEXIST)
+			break;
+	}
+	r = r < 0 ? -errno : 0;
+	if (!r) {
+		fsync(cfd);
+		fsync(subfd);
+	}
+	close(cfd);
+	return r;
+}
+
 /*
  * Renames tmp/@name to objects/xx/<sha>.kpgo unless that exists (then
- * *@existed). Under the lock, so verify never sees a half-published object.
+ * *@existed) and is intact; a corrupt one is moved to corrupt/ and replaced.
+ * Under the lock, so verify never sees a half-published object.
  */
 static int publish(struct kpgo_store *s, const char *name, const char *sha, bool *existed,
 		   struct kpgo_error *err)
 {
 	char sub[3] = { sha[0], sha[1], '\0' }, obj[OBJ_NAME_LEN + 1];
-	bool new_sub = faccessat(s->objfd, sub, F_OK, AT_SYMLINK_NOFOLLOW) < 0;
+	bool new_sub = faccessat(s->objfd, sub, F_OK, AT_SYMLINK_NOFOLLOW) < 0, replaced = false;
 	int subfd, r;
 
 	snprintf(obj, sizeof(obj), "%s.kpgo", sha);
@@ -269,12 +309,25 @@ static int publish(struct kpgo_store *s, const char *name, const char *sha, bool
 	if (subfd < 0)
 		return kpgo_error_set(err, subfd, "cannot open '%s/objects/%s': %s", s->dir, sub,
 				      strerror(-subfd));
+again:
 	r = renameat2(s->tmpfd, name, subfd, obj, RENAME_NOREPLACE);
 	if (r < 0 && (errno == EINVAL || errno == ENOSYS)) {
 		/* A filesystem without RENAME_NOREPLACE: link(2) never replaces either. */
 		r = linkat(s->tmpfd, name, subfd, obj, 0);
 		if (r == 0)
 			unlinkat(s->tmpfd, name, 0);
+	}
+	if (r < 0 && errno == EEXIST && !replaced && existing_bad(s, sha)) {
+		/* A corrupt copy must not stand in for these intact bytes. */
+		r = set_aside(s, subfd, obj);
+		if (r < 0) {
+			r = kpgo_error_set(err, r, "cannot move the corrupt '%s/objects/%s/%s' aside: %s",
+					   s->dir, sub, obj, strerror(-r));
+			close(subfd);
+			return r;
+		}
+		replaced = true;
+		goto again;
 	}
 	if (r < 0 && errno == EEXIST) {
 		*existed = true;

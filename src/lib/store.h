@@ -56,6 +56,7 @@ struct kpgo_store_entry {
 	char *added;
 	uint64_t runs;
 	uint64_t merged;
+	uint64_t sum;	/* the counters' sum (saturating), computed by the store */
 };
 
 struct kpgo_store_index {
@@ -92,8 +93,12 @@ int kpgo_store_object_path(const struct kpgo_store *s, const char *sha, struct s
  * kpgo_store_index_read() - the index as it is, for readers
  *
  * Takes no lock: the index is only ever replaced by rename(2), so a reader
- * sees one complete version. Fails with -ENOENT when the store does not
- * exist, and with -EBADMSG on a malformed line (verify --repair rebuilds).
+ * sees one complete version. The index is derived data: when it is
+ * missing, not a regular file, has a malformed line or does not list
+ * exactly the objects there are, it is rebuilt from the objects (each one
+ * it lacks verified) and written back under the lock where the store can
+ * be written, else used from memory. Fails with -ENOENT when the store
+ * does not exist.
  */
 int kpgo_store_index_read(struct kpgo_store *s, struct kpgo_store_index *idx,
 			  struct kpgo_error *err);
@@ -116,7 +121,8 @@ struct kpgo_store_added {
  * the store is touched (or created). Then copies each file into tmp/ while
  * hashing it again (a file that changed meanwhile is refused), fsyncs, and
  * under the lock renames it into objects/ without replacing an existing
- * object and updates the index, picking up objects an interrupted add left
+ * object (one that fails its check is moved to corrupt/ and replaced)
+ * and updates the index, picking up objects an interrupted add left
  * unindexed.
  */
 int kpgo_store_add(struct kpgo_store *s, const char *const *files, size_t n,
@@ -155,6 +161,7 @@ struct kpgo_store_choice {
 	const struct kpgo_store_entry *e;
 	enum kpgo_store_rank rank;
 	size_t candidates;	/* entries of that rank that fit */
+	size_t skipped;		/* objects passed over by kpgo_store_select_verified() */
 	char why[512];
 	int verdict;		/* enum kpgo_policy_verdict of the choice */
 	bool overridden;	/* the policy refuses it; @override took it */
@@ -168,12 +175,26 @@ struct kpgo_store_choice {
  * the same series (major.minor), never a newer release or another series.
  * Gcov version and arch must match exactly when given. With a policy,
  * rank 4: the newest release of an older series when it allows crossing;
- * profiles it refuses are left out (unless @q->override). Ties: most RUNS,
- * then newest WINDOW_END, then smallest sha. -ENOENT with the reason in
- * @err when nothing fits.
+ * profiles it refuses are left out (unless @q->override). Ties: most
+ * MERGED_PROFILES (for a drop ingested, 1; for ingest's merges, the
+ * collections the store merged), then the newest added to the store,
+ * then the smallest sha; never what a profile says of itself in RUNS,
+ * SUM_MAX or WINDOW_END. -ENOENT with the reason in @err when nothing fits.
  */
 int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_store_query *q,
 		      struct kpgo_store_choice *c, struct kpgo_error *err);
+
+/**
+ * kpgo_store_select_verified() - kpgo_store_select(), then the object checked
+ *
+ * Verifies the chosen object (its bytes against its name, and as an
+ * archive) before returning it: one that is missing or corrupt is dropped
+ * from @idx and the choice made again (counted in @c->skipped); an index
+ * line that does not match its object is replaced by the object's own.
+ */
+int kpgo_store_select_verified(struct kpgo_store *s, struct kpgo_store_index *idx,
+			       const struct kpgo_store_query *q, struct kpgo_store_choice *c,
+			       struct kpgo_error *err);
 
 /**
  * struct kpgo_store_report - what verify found and did

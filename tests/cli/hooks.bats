@@ -152,10 +152,13 @@ install_hooks() {
     assert_line "OnUnitActiveSec=7200s"
     run cat "$W/gen/kpgo-collect.service.d/50-kpgo-settings.conf"
     assert_line "RequiresMountsFor=/srv/kpgo/spool"
+    assert_line "ReadWritePaths=-/srv/kpgo/spool"
     assert_line "TimeoutStopSec=150s"
     run cat "$W/gen/kpgo-snapshot.service.d/50-kpgo-settings.conf"
     assert_line "TimeoutStartSec=150s"
+    assert_line "ReadWritePaths=-/srv/kpgo/spool"
     grep -qx "RequiresMountsFor=/srv/kpgo/spool" "$W/gen/kpgo-upload.service.d/50-kpgo-settings.conf"
+    grep -qx "ReadWritePaths=-/srv/kpgo/spool" "$W/gen/kpgo-upload.service.d/50-kpgo-settings.conf"
     # Snapshots off: the timer keeps its unit's interval; the service does nothing.
     printf 'KPGO_SNAPSHOT_INTERVAL=0\n' >"$KPGO_CONFIG"
     run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen2"
@@ -184,6 +187,27 @@ install_hooks() {
     echo 'OnUnitActiveSec=soon' >>"$W/gen/kpgo-collect.timer.d/50-kpgo-settings.conf"
     run systemd-analyze verify --man=no kpgo-collect.timer
     assert_output --partial "Failed to parse"
+}
+
+@test "every service's exposure (systemd-analyze security --offline) is at most 2.5" {
+    command -v systemd-analyze || skip "systemd-analyze is not installed"
+    install_hooks
+    for u in kpgo-collect.service kpgo-snapshot.service kpgo-upload.service; do
+        run systemd-analyze security --offline=true --threshold=25 \
+            "$W/root/usr/lib/systemd/system/$u"
+        assert_success
+        assert_output --regexp "Overall exposure level for $u: (0\.[0-9]|1\.[0-9]|2\.[0-5]) "
+        # The check can fail: the same unit without its sandbox is far above.
+        sed '/^NoNewPrivileges=/,$d' "$W/root/usr/lib/systemd/system/$u" >"$W/$u"
+        run systemd-analyze security --offline=true --threshold=25 "$W/$u"
+        assert_failure
+    done
+    # The upload keeps only what handing the command to KPGO_UPLOAD_USER
+    # needs; collection only what mounting and reading debugfs need.
+    grep -qx "CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_CHOWN" \
+        "$W/root/usr/lib/systemd/system/kpgo-upload.service"
+    run grep -c "^ProtectKernelTunables=" "$W/root/usr/lib/systemd/system/kpgo-collect.service"
+    assert_output 0
 }
 
 @test "kpgo-kbuild: toolchain usage errors exit 2 before anything is configured" {

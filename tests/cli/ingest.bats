@@ -94,21 +94,24 @@ payload() {
 @test "one kernel build's profiles are merged, weighted by workload, and select picks the merge" {
     profile "$DROP/redis.kpgo" 3 redis
     profile "$DROP/build.kpgo" 7 kbuild
+    profile "$DROP/batch.kpgo" 7 batch
     profile "$DROP/idle.kpgo" 3 idle
     printf '# weights\nredis=3\n*=1\nidle=0\n' >"$W/weights"
     run kpgo store ingest --weights "$W/weights" "$DROP"
     assert_success
-    assert_line --regexp "^merged 6\.1\.0-30-pgo-instr \(build 00ab, [^,]+, gcov B[0-9]{2}\*\): 2 profiles into [0-9a-f]{64}$"
+    assert_line --regexp "^merged 6\.1\.0-30-pgo-instr \(build 00ab, [^,]+, gcov B[0-9]{2}\*\): 3 profiles into [0-9a-f]{64}$"
     merged=$(sed -n 's/^merged .* into //p' <<<"$output")
-    # The same counters kpgo merge computes with the same weights.
+    # The same counters kpgo merge computes with the same weights (no
+    # collection is above the median, so none is capped).
     profile "$W/redis.kpgo" 3 redis
     profile "$W/build.kpgo" 7 kbuild
-    kpgo merge -q --weights 3,1 -o "$W/ref.kpgo" "$W/redis.kpgo" "$W/build.kpgo"
+    profile "$W/batch.kpgo" 7 batch
+    kpgo merge -q --weights 3,1,1 -o "$W/ref.kpgo" "$W/redis.kpgo" "$W/build.kpgo" "$W/batch.kpgo"
     path=$(kpgo store select --release 6.1.0-30-pgo-instr --build-id 00ab 2>/dev/null)
     [[ $path == *"/$merged.kpgo" ]]
     [ "$(payload "$path")" = "$(payload "$W/ref.kpgo")" ]
-    tar --zstd -xOf "$path" MANIFEST | grep -qx 'RUNS=4'
-    tar --zstd -xOf "$path" MANIFEST | grep -qx 'MERGED_PROFILES=2'
+    tar --zstd -xOf "$path" MANIFEST | grep -qx 'RUNS=5'
+    tar --zstd -xOf "$path" MANIFEST | grep -qx 'MERGED_PROFILES=3'
     tar --zstd -xOf "$path" MANIFEST | grep -Eqx 'MERGE_INPUTS=[0-9a-f]{64}'
 }
 
@@ -157,7 +160,9 @@ payload() {
 @test "70 profiles (merged in rounds) give what one merge gives" {
     local files=() w=()
     for i in $(seq 1 70); do
-        profile "$DROP/p$i.kpgo" $((i % 2 ? 3 : 7)) "w$i"
+        # 34 of the smaller counts, 36 of the larger: the median is a larger
+        # one, so none is capped and kpgo merge gives the same.
+        profile "$DROP/p$i.kpgo" $((i <= 34 ? 3 : 7)) "w$i"
         cp "$DROP/p$i.kpgo" "$W/p$i.kpgo"
         files+=("$W/p$i.kpgo")
         w+=($((i % 3 + 1)))
@@ -212,4 +217,51 @@ payload() {
     assert_failure 1
     assert_output --partial "kpgo: "
     [ -e "$DROP/a.kpgo" ]
+}
+
+# sum_all FILE: the sum of the profile's counters, as kpgo info counts them.
+sum_all() {
+    kpgo info --json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["totals"]["sum_all"])'
+}
+
+@test "an upload that claims more than one run or merged profiles is rejected; select takes the farm's merge" {
+    profile "$DROP/a.kpgo" 3 w
+    profile "$DROP/b.kpgo" 7 w
+    profile "$W/c.kpgo" 3 w
+    with_manifest "$W/c.kpgo" "$DROP/runs.kpgo" RUNS=18446744073709551615 \
+        WINDOW_END=2099-01-01T00:00:00Z
+    with_manifest "$W/c.kpgo" "$DROP/merged.kpgo" MERGED_PROFILES=1000
+    run kpgo store ingest "$DROP"
+    assert_success
+    assert_line "rejected runs.kpgo: not a single collection: RUNS=18446744073709551615 MERGED_PROFILES=1 (merges are made by the farm, not uploaded)"
+    assert_line --regexp "^rejected merged\.kpgo: not a single collection: RUNS=1 MERGED_PROFILES=1000 "
+    assert_line --regexp "^merged .*: 2 profiles into "
+    merged=$(sed -n 's/^merged .* into //p' <<<"$output")
+    run --separate-stderr kpgo store select --release 6.1.0-30-pgo-instr --build-id 00ab
+    assert_success
+    [[ $output == *"/$merged.kpgo" ]]
+}
+
+@test "a machine whose counts are scaled a million times weighs no more than a typical one" {
+    profile "$DROP/a.kpgo" 3 w
+    profile "$DROP/b.kpgo" 7 w
+    cp "$DROP/a.kpgo" "$W/a.kpgo"
+    cp "$DROP/b.kpgo" "$W/b.kpgo"
+    profile "$W/c.kpgo" 3 w
+    kpgo merge -q --weights 1000000 -o "$W/big.kpgo" "$W/c.kpgo"
+    # Consistent in itself (payload, totals): only its counts are out of scale.
+    with_manifest "$W/big.kpgo" "$DROP/big.kpgo" RUNS=1
+    run kpgo store ingest "$DROP"
+    assert_success
+    assert_line --regexp "^added big\.kpgo "
+    assert_line --regexp "^merged .*: 3 profiles into "
+    path=$(kpgo store select --release 6.1.0-30-pgo-instr --build-id 00ab 2>/dev/null)
+    sa=$(sum_all "$W/a.kpgo") sb=$(sum_all "$W/b.kpgo") sm=$(sum_all "$path")
+    [ "$sa" -lt "$sb" ]
+    # The big one counts as the median collection (b) at most: a + b + b.
+    [ "$sm" -le $((sa + 2 * sb)) ]
+    [ "$sm" -ge $((sa + sb)) ]
+    # Its SUM_MAX is capped with its counters.
+    smax=$(tar --zstd -xOf "$path" MANIFEST | sed -n 's/^SUM_MAX=//p')
+    [ "$smax" -le "$sm" ]
 }

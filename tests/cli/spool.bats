@@ -406,7 +406,7 @@ EOF
     assert_line --regexp "^rejected $junk: .+"
     assert_line --regexp "^rejected $cut: .+"
     assert_line "sent $good"
-    [ "$(cat "$W/calls")" = "$SPOOL/$good" ]
+    [ "$(cat "$W/calls")" = "$SPOOL/upload/$good" ]
     [ -s "$SPOOL/rejected/$junk.reason" ]
     [ -s "$SPOOL/rejected/$cut.reason" ]
     # Links and other names are not profiles: left alone, not followed.
@@ -429,7 +429,7 @@ EOF
     run cat "$W/args.out"
     assert_output "arg:--to
 arg:a b
-arg:$SPOOL/$name
+arg:$SPOOL/upload/$name
 arg:last
 env:$name:$(sha256sum "$SPOOL/sent/$name" | cut -d' ' -f1)"
 }

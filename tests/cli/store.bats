@@ -297,26 +297,33 @@ tmp_busy() {
     [[ "$stderr" == *"nearest older release 6.1.0-13"* ]]
 }
 
-@test "select: ties go to most runs, then the newest window end, then the sha" {
+@test "select: ranks by profiles merged, then the time added, then the sha; never by RUNS" {
     profile "$W/a.kpgo" 6.1.0-17 aa17 a
     profile "$W/b.kpgo" 6.1.0-17 aa17 b
-    with_manifest "$W/a.kpgo" "$W/old.kpgo" WINDOW_END=2024-01-01T00:00:00Z
-    with_manifest "$W/b.kpgo" "$W/new.kpgo" WINDOW_END=2024-06-01T00:00:00Z
-    kpgo store add -q "$W/old.kpgo" "$W/new.kpgo" >/dev/null
+    # What an uploader says of itself: all the runs there are, the newest window.
+    with_manifest "$W/a.kpgo" "$W/liar.kpgo" RUNS=18446744073709551615 \
+        WINDOW_END=2099-01-01T00:00:00Z
+    kpgo store add -q "$W/liar.kpgo" >/dev/null
+    touch -h -d 2020-01-01T00:00:00Z "$(obj "$(sha "$W/liar.kpgo")")"
+    kpgo store add -q "$W/b.kpgo" >/dev/null
     run --separate-stderr kpgo store select --release 6.1.0-17
-    assert_output "$(obj "$(sha "$W/new.kpgo")")"
-    # Two runs merged beat a newer window.
-    kpgo merge -q -o "$W/m.kpgo" "$W/a.kpgo" "$W/a.kpgo"
+    assert_success
+    assert_output "$(obj "$(sha "$W/b.kpgo")")"
+    [[ "$stderr" == *"best of 2 by merged profiles"*"MERGED_PROFILES=1"* ]]
+    # Two profiles merged beat both, whatever their RUNS and windows.
+    kpgo merge -q -o "$W/m.kpgo" "$W/a.kpgo" "$W/b.kpgo"
     with_manifest "$W/m.kpgo" "$W/two.kpgo" WINDOW_END=2023-01-01T00:00:00Z
     kpgo store add -q "$W/two.kpgo" >/dev/null
+    touch -h -d 2021-01-01T00:00:00Z "$(obj "$(sha "$W/two.kpgo")")"
     run --separate-stderr kpgo store select --release 6.1.0-17
     assert_output "$(obj "$(sha "$W/two.kpgo")")"
-    [[ "$stderr" == *"best of 3"*"RUNS=2"* ]]
+    [[ "$stderr" == *"best of 3"*"MERGED_PROFILES=2"* ]]
     # All equal: the smallest sha, whatever the order they were added in.
     with_manifest "$W/a.kpgo" "$W/t1.kpgo" WINDOW_END=2025-01-01T00:00:00Z WORKLOAD=t1
     with_manifest "$W/b.kpgo" "$W/t2.kpgo" WINDOW_END=2025-01-01T00:00:00Z WORKLOAD=t2
     export KPGO_STORE=$W/ties
     kpgo store add -q "$W/t2.kpgo" "$W/t1.kpgo" >/dev/null
+    touch -h -d 2025-01-01T00:00:00Z "$(obj "$(sha "$W/t1.kpgo")")" "$(obj "$(sha "$W/t2.kpgo")")"
     first=$(printf '%s\n' "$(sha "$W/t1.kpgo")" "$(sha "$W/t2.kpgo")" | sort | head -1)
     run --separate-stderr kpgo store select --release 6.1.0-17
     assert_output "$(obj "$first")"
@@ -399,10 +406,15 @@ tmp_busy() {
     assert_line "the index lists $b but there is no such object"
     assert_line "index line 5 is malformed"
     assert_line "unexpected file 'objects/${a:0:2}/stray'"
-    # Readers refuse a malformed index rather than guess.
+    # The index is derived data: readers rebuild it from the objects.
     run kpgo store list
+    assert_success
+    assert_output --regexp "^${a:0:12} "
+    [ "${#lines[@]}" -eq 1 ]
+    run kpgo store verify
     assert_failure 1
-    assert_output --partial "index line 5 is malformed"
+    assert_line "unexpected file 'objects/${a:0:2}/stray'"
+    refute_output --partial "malformed"
     run kpgo store verify --repair
     assert_success
     run kpgo store verify
@@ -424,13 +436,14 @@ tmp_busy() {
     cp "$W/b.kpgo" "$(obj "$b")"
     # ... and one killed while copying.
     head -c 100 "$W/c.kpgo" >"$W/store/tmp/add-$(sha "$W/c.kpgo" | cut -c1-12).4242.0.tmp"
-    run kpgo store list
-    assert_success
-    [ "${#lines[@]}" -eq 1 ]
     run kpgo store verify
     assert_failure 1
     assert_output --partial "object $b is not in the index"
     refute_output --partial "tmp/add-"
+    # Readers list it: the index is rebuilt from the objects.
+    run kpgo store list
+    assert_success
+    [ "${#lines[@]}" -eq 2 ]
     run --separate-stderr kpgo store add "$W/c.kpgo"
     assert_success
     run kpgo store verify
