@@ -127,3 +127,12 @@ PY
     zstd -q -f "$2.tar" -o "$2"
     rm -f "$2.tar"
 }
+
+# The instrumented test program in $BATS_FILE_TMPDIR/build, run three
+# times, and its gcov tree in $BATS_FILE_TMPDIR/gcov: what the tests that
+# collect profiles start from (their setup_file).
+program_gcov_tree() {
+    make_program "$BATS_FILE_TMPDIR/build"
+    run_program "$BATS_FILE_TMPDIR/build" 3
+    gcov_tree "$BATS_FILE_TMPDIR/build" "$BATS_FILE_TMPDIR/gcov"
+}

@@ -10,9 +10,7 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-    make_program "$BATS_FILE_TMPDIR/build"
-    run_program "$BATS_FILE_TMPDIR/build" 3
-    gcov_tree "$BATS_FILE_TMPDIR/build" "$BATS_FILE_TMPDIR/gcov"
+    program_gcov_tree
 }
 
 setup() {

@@ -10,9 +10,7 @@ bats_require_minimum_version 1.5.0
 # One instrumented program, run once; each test collects it under the
 # kernel release and build id it needs.
 setup_file() {
-    make_program "$BATS_FILE_TMPDIR/build"
-    run_program "$BATS_FILE_TMPDIR/build" 3
-    gcov_tree "$BATS_FILE_TMPDIR/build" "$BATS_FILE_TMPDIR/gcov"
+    program_gcov_tree
 }
 
 setup() {
