@@ -139,26 +139,23 @@ static int read_index(struct kpgo_store *s, struct kpgo_store_index *idx)
 	return 0;
 }
 
-static void json_entry(const struct kpgo_store_entry *e, const char *path)
+/* One profile of the index, as an inline object (member @key, or an item). */
+static void json_entry(struct kpgo_json_writer *w, const char *key,
+		       const struct kpgo_store_entry *e, const char *path)
 {
-	printf("{\"sha256\": \"%s\", \"release\": ", e->sha);
-	json_str(stdout, e->release);
-	printf(", \"build_id\": ");
-	json_str(stdout, e->build_id);
-	printf(", \"arch\": ");
-	json_str(stdout, e->arch);
-	printf(", \"gcov_version\": ");
-	json_str(stdout, e->gcov_version);
-	printf(", \"workload\": ");
-	json_str(stdout, e->workload);
-	printf(", \"runs\": %" PRIu64 ", \"merged_profiles\": %" PRIu64 ", \"window_end\": ",
-	       e->runs, e->merged);
-	json_str(stdout, e->window_end);
-	printf(", \"added\": ");
-	json_str(stdout, e->added);
-	printf(", \"path\": ");
-	json_str(stdout, path);
-	printf("}");
+	kpgo_jw_object_begin_inline(w, key);
+	kpgo_jw_string(w, "sha256", e->sha);
+	kpgo_jw_string(w, "release", e->release);
+	kpgo_jw_string(w, "build_id", e->build_id);
+	kpgo_jw_string(w, "arch", e->arch);
+	kpgo_jw_string(w, "gcov_version", e->gcov_version);
+	kpgo_jw_string(w, "workload", e->workload);
+	kpgo_jw_u64(w, "runs", e->runs);
+	kpgo_jw_u64(w, "merged_profiles", e->merged);
+	kpgo_jw_string(w, "window_end", e->window_end);
+	kpgo_jw_string(w, "added", e->added);
+	kpgo_jw_string(w, "path", path);
+	kpgo_jw_end(w);
 }
 
 static int store_add(int argc, char **argv)
@@ -211,6 +208,8 @@ static int store_list(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
 	};
+	struct strbuf jsb = STRBUF_INIT;
+	struct kpgo_json_writer w;
 	struct kpgo_store_index idx = { 0 };
 	struct strbuf path = STRBUF_INIT;
 	int c, ret, wr = 1, ww = 1;
@@ -238,8 +237,10 @@ static int store_list(int argc, char **argv)
 		if ((int)strlen(idx.e[i].workload) > ww)
 			ww = (int)strlen(idx.e[i].workload);
 	}
-	if (json)
-		printf("[");
+	if (json) {
+		kpgo_jw_init(&w, &jsb);
+		kpgo_jw_array_begin(&w, NULL);
+	}
 	for (i = 0; i < idx.n; i++) {
 		const struct kpgo_store_entry *e = &idx.e[i];
 
@@ -248,17 +249,19 @@ static int store_list(int argc, char **argv)
 				ret = error("out of memory");
 				goto out;
 			}
-			printf("%s\n  ", i ? "," : "");
-			json_entry(e, path.buf);
+			json_entry(&w, NULL, e, path.buf);
 		} else {
 			printf("%.12s  %-*s  %-4s  %-*s  %4" PRIu64 "  %s\n", e->sha, wr,
 			       or_dash(e->release), or_dash(e->gcov_version), ww,
 			       or_dash(e->workload), e->runs, or_dash(e->window_end));
 		}
 	}
-	if (json)
-		printf("%s]\n", idx.n ? "\n" : "");
+	if (json) {
+		kpgo_jw_end(&w);
+		ret = print_json_doc(&w);
+	}
 out:
+	strbuf_release(&jsb);
 	strbuf_release(&path);
 	kpgo_store_index_release(&idx);
 	kpgo_store_release(&s);
@@ -270,6 +273,8 @@ static int store_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
 	};
+	struct strbuf jsb = STRBUF_INIT;
+	struct kpgo_json_writer w;
 	struct kpgo_store_index idx = { 0 };
 	struct strbuf path = STRBUF_INIT;
 	const struct kpgo_store_entry *e;
@@ -308,18 +313,17 @@ static int store_show(int argc, char **argv)
 	}
 	m = kpgo_archive_manifest(a);
 	if (json) {
-		printf("{\n  \"sha256\": \"%s\",\n  \"path\": ", e->sha);
-		json_str(stdout, path.buf);
-		printf(",\n  \"added\": ");
-		json_str(stdout, e->added);
-		printf(",\n  \"manifest\": {");
-		for (i = 0; i < m->n; i++) {
-			printf("%s\n    ", i ? "," : "");
-			json_str(stdout, m->e[i].key);
-			printf(": ");
-			json_str(stdout, m->e[i].value);
-		}
-		printf("\n  }\n}\n");
+		kpgo_jw_init(&w, &jsb);
+		kpgo_jw_object_begin(&w, NULL);
+		kpgo_jw_string(&w, "sha256", e->sha);
+		kpgo_jw_string(&w, "path", path.buf);
+		kpgo_jw_string(&w, "added", e->added);
+		kpgo_jw_object_begin(&w, "manifest");
+		for (i = 0; i < m->n; i++)
+			kpgo_jw_string(&w, m->e[i].key, m->e[i].value);
+		kpgo_jw_end(&w);
+		kpgo_jw_end(&w);
+		ret = print_json_doc(&w);
 	} else {
 		printf("sha256: %s\nfile: %s\nadded: %s\n\nmanifest:\n", e->sha, path.buf,
 		       e->added);
@@ -349,6 +353,8 @@ static int store_select(int argc, char **argv)
 		COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct strbuf jsb = STRBUF_INIT;
+	struct kpgo_json_writer w;
 	struct kpgo_store_query q = { 0 };
 	struct kpgo_store_policy policy;
 	struct kpgo_strlist explained = { 0 };
@@ -434,19 +440,22 @@ static int store_select(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		printf("{\"path\": ");
-		json_str(stdout, path.buf);
-		printf(", \"rank\": %d, \"candidates\": %zu, \"why\": ", (int)ch.rank,
-		       ch.candidates);
-		json_str(stdout, ch.why);
-		printf(", \"policy\": {\"verdict\": \"%s\", \"why\": ",
-		       ch.overridden			    ? "overridden"
-		       : ch.verdict == KPGO_POLICY_WARN ? "warn"
-							    : "ok");
-		json_str(stdout, ch.policy_why);
-		printf("}, \"profile\": ");
-		json_entry(ch.e, path.buf);
-		printf("}\n");
+		kpgo_jw_init(&w, &jsb);
+		kpgo_jw_object_begin(&w, NULL);
+		kpgo_jw_string(&w, "path", path.buf);
+		kpgo_jw_u64(&w, "rank", (uint64_t)ch.rank);
+		kpgo_jw_u64(&w, "candidates", ch.candidates);
+		kpgo_jw_string(&w, "why", ch.why);
+		kpgo_jw_object_begin_inline(&w, "policy");
+		kpgo_jw_string(&w, "verdict",
+			       ch.overridden			    ? "overridden"
+			       : ch.verdict == KPGO_POLICY_WARN ? "warn"
+								    : "ok");
+		kpgo_jw_string(&w, "why", ch.policy_why);
+		kpgo_jw_end(&w);
+		json_entry(&w, "profile", ch.e, path.buf);
+		kpgo_jw_end(&w);
+		ret = print_json_doc(&w);
 	} else {
 		printf("%s\n", path.buf);
 		note(1, "selected %.12s: %s", ch.e->sha, ch.why);
@@ -459,8 +468,18 @@ out:
 	return ret;
 }
 
+/* A policy limit: null for none. */
+static void limit_json(struct kpgo_json_writer *w, const char *key, uint64_t v)
+{
+	if (v == KPGO_POLICY_NONE)
+		kpgo_jw_null(w, key);
+	else
+		kpgo_jw_u64(w, key, v);
+}
+
 static int store_policy(int argc, char **argv)
 {
+	struct kpgo_json_writer w;
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
 	};
@@ -487,14 +506,15 @@ static int store_policy(int argc, char **argv)
 	if (kpgo_store_policy_load(s.dir, &p, &err)) {
 		ret = error("%s", err.msg);
 	} else if (json) {
-		printf("{\"max_age_days\": ");
-		p.max_age_days == KPGO_POLICY_NONE ? printf("null") : printf("%" PRIu64, p.max_age_days);
-		printf(", \"warn_age_days\": ");
-		p.warn_age_days == KPGO_POLICY_NONE ? printf("null") : printf("%" PRIu64, p.warn_age_days);
-		printf(", \"max_distance\": ");
-		p.max_distance == KPGO_POLICY_NONE ? printf("null") : printf("%" PRIu64, p.max_distance);
-		printf(", \"cross_series\": %s, \"min_applied\": %u}\n",
-		       p.cross_series ? "true" : "false", p.min_applied);
+		kpgo_jw_init(&w, &sb);
+		kpgo_jw_object_begin(&w, NULL);
+		limit_json(&w, "max_age_days", p.max_age_days);
+		limit_json(&w, "warn_age_days", p.warn_age_days);
+		limit_json(&w, "max_distance", p.max_distance);
+		kpgo_jw_bool(&w, "cross_series", p.cross_series);
+		kpgo_jw_u64(&w, "min_applied", p.min_applied);
+		kpgo_jw_end(&w);
+		ret = print_json_doc(&w);
 	} else {
 		kpgo_store_policy_format(&p, &sb);
 		fputs(sb.buf, stdout);
