@@ -640,11 +640,11 @@ int cmd_plan(int argc, char **argv)
 			goto out;
 		}
 		if (epoch < 0 && pgo) {
-			struct tm tm = { 0 };
 			const char *we = kpgo_manifest_get(m, MF_WINDOW_END);
+			int64_t t;
 
-			if (we && strptime(we, "%Y-%m-%dT%H:%M:%SZ", &tm))
-				epoch = (long long)timegm(&tm);
+			if (we && kpgo_parse_utc(we, &t) == 0)
+				epoch = (long long)t;
 		}
 		if (epoch < 0) {
 			error("--changelog %s needs a date: --date-epoch or SOURCE_DATE_EPOCH", changelog);
