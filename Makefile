@@ -77,21 +77,34 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)
 # clang-14 on Debian 12, and clang-16). fuzz-cc checks that first and says so.
 FUZZ_CC ?= clang
 
-# Everything (the README's test command, and CI's): the tool's tests, then
-# the kernel cycle once, as a build farm runs it: the instrumented packages;
-# `make e2e` (root; QEMU), which collects a profile from them and builds the
-# optimized packages with it; those join the instrumented ones in PKGDIR,
-# and the package tests (tests/kernel/packages.bats) check them all, with
-# the profile e2e collected. check-tool is the quick part alone;
-# kernel-check the package tests on `make packages` (the default profile).
-# The optimized flavour is built from its source package in a clean chroot
-# (as a Debian farm builds it); the source RPM's `rpmbuild --rebuild` is
-# one more kernel build (12 minutes here), which make check leaves to
-# `make e2e` (E2E_SRPM=1, its default) to stay within CI's 90 minutes.
-check: check-tool
-	$(MAKE) kernel-configs
+# Everything (the README's test command, and CI's): the tool's tests, every
+# series and config configured, then the kernel cycle once, as a build farm
+# runs it: `make packages` (both flavours, the optimized one with the
+# default profile: "v1"), `make e2e` (root; QEMU), which installs them,
+# collects a profile, builds "v2" from it as a farm does (its source
+# package in a clean chroot) and upgrades to it, and the package tests
+# (tests/kernel/packages.bats) on the packages, with the profile e2e
+# collected. check-tool is the quick part alone; kernel-check the package
+# tests on `make packages`.
+# Time (2 cores): the tool's tests and kernel-configs run on one core, so
+# they run beside the kernel builds of `make packages`, in their own build
+# directory (B=$(B)/lane: the package build cleans $(B)'s tool), their
+# output kept in $(B)/check-lane.log and shown when both are done. The
+# source RPM's `rpmbuild --rebuild` is one more kernel build (12 minutes
+# here), which make check leaves to `make e2e` (E2E_SRPM=1, its default).
+check:
 	$(MAKE) test-signing-key
-	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY)
+	@mkdir -p $(B)
+	@echo "make check: check-tool and kernel-configs run beside make packages; their output: $(B)/check-lane.log"
+	@set +e; \
+	( $(MAKE) --no-print-directory B=$(B)/lane check-tool kernel-configs >$(B)/check-lane.log 2>&1; \
+	  echo $$? >$(B)/check-lane.rc ) & \
+	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY); rc=$$?; \
+	wait; \
+	echo "=== make check-tool kernel-configs (beside make packages):"; cat $(B)/check-lane.log; \
+	lrc=$$(cat $(B)/check-lane.rc 2>/dev/null || echo '?'); \
+	[ "$$lrc" = 0 ] || { echo "make check: check-tool or kernel-configs failed (exit $$lrc)"; exit 1; }; \
+	[ $$rc = 0 ] || { echo "make check: make packages failed (exit $$rc)"; exit 1; }
 	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0 E2E_SRPM=0
 	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) \
 		KPGO_INSTR_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
@@ -122,7 +135,7 @@ cachesim:
 	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin
 
 cli: $(B)/kpgo $(TOOL_BIN)
-	KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests \
+	KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests KPGO_BUILD=$(CURDIR)/$(B) \
 		prove --exec 'bats --tap' $(sort $(wildcard tests/cli/*.bats))
 
 # libFuzzer targets, built with clang; each runs FUZZ_SECONDS from its seeds.

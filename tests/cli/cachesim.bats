@@ -12,7 +12,7 @@ setup() {
     W=$BATS_TEST_TMPDIR
     P=${KPGO_CACHESIM:-}
     if [ -z "$P" ]; then
-        P=$(find "$BATS_TEST_DIRNAME/../../build/qemu-plugin" -name 'cachesim-*.so' 2>/dev/null | head -1)
+        P=$(find "${KPGO_BUILD:-$BATS_TEST_DIRNAME/../../build}/qemu-plugin" -name 'cachesim-*.so' 2>/dev/null | head -1)
     fi
     [ -f "$P" ] || fail "no cachesim plugin (make cachesim, or KPGO_CACHESIM=PATH)"
     command -v qemu-x86_64 >/dev/null || fail "qemu-x86_64 not found (tests/install-deps.sh installs qemu-user)"

@@ -20,7 +20,7 @@ load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
 KPGO=${KPGO:-$BATS_TEST_DIRNAME/../../build/kpgo}
-GCDA_TO_KERNEL=${GCDA_TO_KERNEL:-$BATS_TEST_DIRNAME/../../build/tests/gcda-to-kernel}
+GCDA_TO_KERNEL=${GCDA_TO_KERNEL:-${KPGO_TESTS_BIN:-$BATS_TEST_DIRNAME/../../build/tests}/gcda-to-kernel}
 FIXTURE=$BATS_TEST_DIRNAME/../fixtures/prog
 OBJS=(main lib/hash lib/sort lib/vm)
 # Large enough that sort.c's counts stay below the whole program's hot
