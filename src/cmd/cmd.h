@@ -51,7 +51,7 @@ enum { OPT_SPOOL_CONFIG = 1000, OPT_SPOOL_DIR };
 
 /* --config, --spool, -q, -v, -h and errors: 256 to go on, else the exit code. */
 int spool_common_option(int c, const char *cmd, const char *usage);
-/* The settings file (--config, $KPGO_CONFIG, the default); prints its warnings or error. */
+/* The settings file (--config, $KPGO_SETTINGS, the default); prints its warnings or error. */
 int spool_load_config(struct kpgo_config *c);
 /* --spool, else KPGO_SPOOL_DIR. */
 const char *spool_dir(const struct kpgo_config *c);

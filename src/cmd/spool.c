@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"  systemd-generator DIR   write unit drop-ins from the settings (a systemd\n"
 	"                          generator)\n"
 	"\n"
-	"Settings: --config FILE, else $KPGO_CONFIG, else " KPGO_CONFIG_DEBIAN
+	"Settings: --config FILE, else $KPGO_SETTINGS, else " KPGO_CONFIG_DEBIAN
 	" or\n" KPGO_CONFIG_RPM " (see kpgo(1)). The spool: --spool DIR, else\n"
 	"KPGO_SPOOL_DIR (default " KPGO_SPOOL_DEFAULT ").\n"
 	"Every command takes -q/--quiet, -v/--verbose and -h/--help.\n";
@@ -77,7 +77,7 @@ int spool_common_option(int c, const char *cmd, const char *usage)
 
 int spool_load_config(struct kpgo_config *c)
 {
-	const char *env = getenv("KPGO_CONFIG");
+	const char *env = getenv("KPGO_SETTINGS");
 	bool explicit = (config_opt && *config_opt) || (env && *env);
 	struct kpgo_error err;
 	size_t i;

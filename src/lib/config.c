@@ -51,7 +51,7 @@ void kpgo_config_release(struct kpgo_config *c)
 
 const char *kpgo_config_default_path(const char *opt)
 {
-	const char *env = getenv("KPGO_CONFIG");
+	const char *env = getenv("KPGO_SETTINGS");
 
 	if (opt && *opt)
 		return opt;

@@ -69,7 +69,7 @@ int kpgo_config_parse(struct kpgo_config *c, const char *name, const char *text,
 int kpgo_config_load(struct kpgo_config *c, const char *path, bool must_exist,
 		     struct kpgo_error *err);
 
-/* @opt, else $KPGO_CONFIG, else the first of the Debian and RPM files that exists. */
+/* @opt, else $KPGO_SETTINGS, else the first of the Debian and RPM files that exists. */
 const char *kpgo_config_default_path(const char *opt);
 
 /* The effective settings as KEY=VALUE lines, each value single-quoted. */

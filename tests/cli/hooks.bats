@@ -14,8 +14,8 @@ REL=6.1.0-99-pgo-instr
 setup() {
     W=$BATS_TEST_TMPDIR
     SPOOL=$W/spool
-    export KPGO_CONFIG=$W/kpgo.conf
-    printf 'KPGO_SPOOL_DIR=%s\n' "$SPOOL" >"$KPGO_CONFIG"
+    export KPGO_SETTINGS=$W/kpgo.conf
+    printf 'KPGO_SPOOL_DIR=%s\n' "$SPOOL" >"$KPGO_SETTINGS"
     # kpgo from this build, and a systemctl that only records what it was asked.
     mkdir -p "$W/bin" "$W/boot"
     ln -s "$KPGO" "$W/bin/kpgo"
@@ -65,10 +65,10 @@ kernel() {
 @test "postinst.d hook: a kpgo problem is reported but never fails the kernel's installation" {
     kernel "$REL" y
     # shellcheck disable=SC2016 # for kpgo to refuse, not to run
-    echo 'KPGO_WORKLOAD=$(reboot)' >>"$KPGO_CONFIG"
+    echo 'KPGO_WORKLOAD=$(reboot)' >>"$KPGO_SETTINGS"
     PATH=$HOOKPATH run "$TOP/hooks/machine/kernel/postinst.d/kpgo" "$REL" "$W/boot/vmlinuz-$REL"
     assert_success
-    assert_line --partial "kpgo: $KPGO_CONFIG:2:"
+    assert_line --partial "kpgo: $KPGO_SETTINGS:2:"
     assert_line "kpgo: profile collection for kernel $REL is not prepared"
     [ ! -e "$W/systemctl.log" ]
     # Without kpgo at all (the package removed, its hook left): nothing.
@@ -144,7 +144,7 @@ install_hooks() {
 
 @test "the generator turns the settings into drop-ins; bad settings write nothing" {
     install_hooks
-    printf 'KPGO_SPOOL_DIR=/srv/kpgo/spool\nKPGO_SNAPSHOT_INTERVAL=2h\nKPGO_COLLECT_TIMEOUT=2m\n' >"$KPGO_CONFIG"
+    printf 'KPGO_SPOOL_DIR=/srv/kpgo/spool\nKPGO_SNAPSHOT_INTERVAL=2h\nKPGO_COLLECT_TIMEOUT=2m\n' >"$KPGO_SETTINGS"
     run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen" "$W/early" "$W/late"
     assert_success
     run cat "$W/gen/kpgo-collect.timer.d/50-kpgo-settings.conf"
@@ -160,11 +160,11 @@ install_hooks() {
     grep -qx "RequiresMountsFor=/srv/kpgo/spool" "$W/gen/kpgo-upload.service.d/50-kpgo-settings.conf"
     grep -qx "ReadWritePaths=-/srv/kpgo/spool" "$W/gen/kpgo-upload.service.d/50-kpgo-settings.conf"
     # Snapshots off: the timer keeps its unit's interval; the service does nothing.
-    printf 'KPGO_SNAPSHOT_INTERVAL=0\n' >"$KPGO_CONFIG"
+    printf 'KPGO_SNAPSHOT_INTERVAL=0\n' >"$KPGO_SETTINGS"
     run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen2"
     assert_success
     [ ! -e "$W/gen2/kpgo-collect.timer.d" ]
-    printf 'KPGO_SNAPSHOT_INTERVAL=often\n' >"$KPGO_CONFIG"
+    printf 'KPGO_SNAPSHOT_INTERVAL=often\n' >"$KPGO_SETTINGS"
     run "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen3"
     assert_failure 1
     assert_output --partial "bad KPGO_SNAPSHOT_INTERVAL 'often'"
@@ -174,7 +174,7 @@ install_hooks() {
 @test "systemd-analyze verify accepts the units with the generator's drop-ins" {
     command -v systemd-analyze || skip "systemd-analyze is not installed"
     install_hooks
-    printf 'KPGO_SPOOL_DIR=%s\nKPGO_SNAPSHOT_INTERVAL=30m\n' "$SPOOL" >"$KPGO_CONFIG"
+    printf 'KPGO_SPOOL_DIR=%s\nKPGO_SNAPSHOT_INTERVAL=30m\n' "$SPOOL" >"$KPGO_SETTINGS"
     "$W/root/usr/lib/systemd/system-generators/kpgo-generator" "$W/gen"
     export SYSTEMD_UNIT_PATH=$W/root/usr/lib/systemd/system:$W/gen:
     run systemd-analyze verify --man=no kpgo-collect.service kpgo-collect.timer \

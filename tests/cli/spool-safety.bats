@@ -15,15 +15,15 @@ setup_file() {
 setup() {
     W=$BATS_TEST_TMPDIR
     SPOOL=$W/spool
-    export KPGO_CONFIG=$W/kpgo.conf KPGO_STATE_DIR=$W
+    export KPGO_SETTINGS=$W/kpgo.conf KPGO_STATE_DIR=$W
     settings
     cp -a "$BATS_FILE_TMPDIR/gcov" "$W/gcov"
     : >"$W/gcov/reset"
 }
 
 settings() {
-    printf 'KPGO_SPOOL_DIR=%s\nKPGO_WORKLOAD=redis\n' "$SPOOL" >"$KPGO_CONFIG"
-    printf '%s\n' "$@" >>"$KPGO_CONFIG"
+    printf 'KPGO_SPOOL_DIR=%s\nKPGO_WORKLOAD=redis\n' "$SPOOL" >"$KPGO_SETTINGS"
+    printf '%s\n' "$@" >>"$KPGO_SETTINGS"
 }
 
 @test "a spool that is a symbolic link, or has one on its path, is refused and nothing is written there" {

@@ -16,8 +16,8 @@ setup_file() {
 setup() {
     W=$BATS_TEST_TMPDIR
     SPOOL=$W/spool
-    export KPGO_CONFIG=$W/kpgo.conf KPGO_STATE_DIR=$W
-    printf 'KPGO_SPOOL_DIR=%s\nKPGO_WORKLOAD=redis\n' "$SPOOL" >"$KPGO_CONFIG"
+    export KPGO_SETTINGS=$W/kpgo.conf KPGO_STATE_DIR=$W
+    printf 'KPGO_SPOOL_DIR=%s\nKPGO_WORKLOAD=redis\n' "$SPOOL" >"$KPGO_SETTINGS"
     cp -a "$BATS_FILE_TMPDIR/gcov" "$W/gcov"
     : >"$W/gcov/reset"
 }
@@ -28,8 +28,8 @@ teardown() {
 
 # settings LINE...: the settings file holds these lines (and the spool).
 settings() {
-    printf 'KPGO_SPOOL_DIR=%s\n' "$SPOOL" >"$KPGO_CONFIG"
-    printf '%s\n' "$@" >>"$KPGO_CONFIG"
+    printf 'KPGO_SPOOL_DIR=%s\n' "$SPOOL" >"$KPGO_SETTINGS"
+    printf '%s\n' "$@" >>"$KPGO_SETTINGS"
 }
 
 # files DIR: the names of the files in DIR, sorted.
@@ -78,7 +78,7 @@ EOF
 
 @test "settings: quotes, comments and export are read as sh reads them, never run" {
     # shellcheck disable=SC2016 # the $ is the point
-    cat >"$KPGO_CONFIG" <<EOF
+    cat >"$KPGO_SETTINGS" <<EOF
 # a comment
 export KPGO_SPOOL_DIR='$SPOOL'   # trailing comment
 KPGO_WORKLOAD="db.primary-1"
@@ -94,8 +94,18 @@ EOF
     assert_line "KPGO_KEEP_AGE='0'"
     assert_line "KPGO_UPLOAD_COMMAND='scp -i '\\''/root/my key'\\'' {} '\\''farm:/drop dir/'\\'''"
     # What sh makes of the same file is what kpgo made of it.
-    run sh -c ". '$KPGO_CONFIG'; printf '%s|' \"\$KPGO_WORKLOAD\" \"\$KPGO_UPLOAD_COMMAND\""
+    run sh -c ". '$KPGO_SETTINGS'; printf '%s|' \"\$KPGO_WORKLOAD\" \"\$KPGO_UPLOAD_COMMAND\""
     assert_output "db.primary-1|scp -i '/root/my key' {} 'farm:/drop dir/'|"
+}
+
+@test "settings: KPGO_SETTINGS names the file; make's KPGO_CONFIG (a kernel config's name) is not read" {
+    settings KPGO_WORKLOAD=web
+    KPGO_CONFIG=debian-cloud run kpgo spool config
+    assert_success
+    assert_line "KPGO_WORKLOAD='web'"
+    KPGO_SETTINGS=$W/absent run kpgo spool config
+    assert_failure
+    assert_output --partial "$W/absent"
 }
 
 @test "settings: every bad line is one error naming the file and line, exit 1" {
@@ -126,18 +136,18 @@ EOF
     )
     local line
     for line in "${bad[@]}"; do
-        printf '# first\n\n%s\n' "$line" >"$KPGO_CONFIG"
+        printf '# first\n\n%s\n' "$line" >"$KPGO_SETTINGS"
         run kpgo spool config
         [ "$status" -eq 1 ] || { echo "accepted: $line"; return 1; }
         [ "${#lines[@]}" -eq 1 ] || { echo "more than one line for: $line"; echo "$output"; return 1; }
-        [[ $output == "kpgo: $KPGO_CONFIG:3: "* ]] || { echo "$line -> $output"; return 1; }
+        [[ $output == "kpgo: $KPGO_SETTINGS:3: "* ]] || { echo "$line -> $output"; return 1; }
     done
     [ ! -e /tmp/kpgo-pwned ]
     settings 'KPGO_KEEP_COUNT=1' 'KPGO_KEEP_COUNT=2'
     run kpgo spool config
     assert_failure 1
-    assert_output "kpgo: $KPGO_CONFIG:3: KPGO_KEEP_COUNT is already set on line 2"
-    printf 'KPGO_WORKLOAD=a\0b\n' >"$KPGO_CONFIG"
+    assert_output "kpgo: $KPGO_SETTINGS:3: KPGO_KEEP_COUNT is already set on line 2"
+    printf 'KPGO_WORKLOAD=a\0b\n' >"$KPGO_SETTINGS"
     run kpgo spool config
     assert_failure 1
     assert_output --partial "not a text file"
@@ -147,12 +157,12 @@ EOF
     settings 'KPGO_UPLOAD_COMAND=cp'
     run --separate-stderr kpgo spool config
     assert_success
-    [ "$stderr" = "kpgo: warning: $KPGO_CONFIG:2: unknown key 'KPGO_UPLOAD_COMAND' ignored" ]
-    chmod 0666 "$KPGO_CONFIG"
+    [ "$stderr" = "kpgo: warning: $KPGO_SETTINGS:2: unknown key 'KPGO_UPLOAD_COMAND' ignored" ]
+    chmod 0666 "$KPGO_SETTINGS"
     run kpgo spool config
     assert_failure 1
-    assert_output --partial "refusing '$KPGO_CONFIG'"
-    chmod 0644 "$KPGO_CONFIG"
+    assert_output --partial "refusing '$KPGO_SETTINGS'"
+    chmod 0644 "$KPGO_SETTINGS"
     mkdir "$W/dir"
     run kpgo spool --config "$W/dir" config
     assert_failure 1

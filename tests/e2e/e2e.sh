@@ -317,7 +317,9 @@ make_rootfs() {
 
 # chroot_run REPO CMD...: CMD in the chroot, the repository REPO bound at
 # /srv/kpgo-repo, /proc mounted (systemctl enable in a maintainer script
-# needs it); the mounts vanish with the private mount namespace.
+# needs it); the mounts vanish with the private mount namespace. The
+# environment is a machine's, not this build's (make's KPGO_CONFIG once
+# reached kpgo's postinst there).
 chroot_run() {
 	local repo=$1
 	shift
@@ -328,7 +330,8 @@ chroot_run() {
 		mount -t proc proc "$root/proc"
 		mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
 		mount --bind "$repo" "$root/srv/kpgo-repo"
-		chroot "$root" "$@"
+		chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 	' sh "$root" "$repo" "$@" </dev/null >>"$log" 2>&1
 }
 
