@@ -11,7 +11,7 @@
 
 static const char usage_text[] =
 	"usage: kpgo afdo [--objtree DIR] [--gcov GCOV] [--defs DEFS] [--summary FILE]\n"
-	"                 -o OUT.afdo.txt FILE.kpgo\n"
+	"                 [--inlined] -o OUT.afdo.txt FILE.kpgo\n"
 	"   or: kpgo afdo --list-objects --objtree DIR [-z]\n"
 	"\n"
 	"Converts a profile into an LLVM sample profile, in the AutoFDO text format\n"
@@ -45,12 +45,18 @@ static const char usage_text[] =
 	"                      the sha256 of OUT), for kpgo report --afdo-summary\n"
 	"                      (written atomically, last)\n"
 	"      --json          print the summary as JSON on stdout\n"
+	"      --inlined       also write the lines of functions GCC inlined before\n"
+	"                      instrumenting (gcov names no function for them) into\n"
+	"                      those functions' own records, under their names, found\n"
+	"                      in the other objects' .gcno or in the source; flat, no\n"
+	"                      call-site context, no entry count of their own\n"
 	"      --list-objects  print the objects of the object tree DIR that the\n"
 	"                      conversion reads besides the .gcno files, one path\n"
 	"                      (relative to DIR) a line: those that define a\n"
 	"                      function some object defines weak, and the weak ones\n"
 	"  -z, --null          with --list-objects: end each path with NUL instead\n"
-	"  -q, --quiet / -v, --verbose (lists what was left out)\n";
+	"  -q, --quiet / -v, --verbose (lists what was left out, and why gcov\n"
+	"                      named no function for lines, with examples)\n";
 
 static void print_list(const char *title, const struct kpgo_strlist *l)
 {
@@ -83,7 +89,7 @@ static int list_objects(const char *objtree, bool nul)
 
 int cmd_afdo(int argc, char **argv)
 {
-	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS, OPT_SUMMARY, OPT_LIST };
+	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS, OPT_SUMMARY, OPT_LIST, OPT_INLINED };
 	static const struct option opts[] = {
 		{ "objtree", required_argument, NULL, 't' },
 		{ "gcov", required_argument, NULL, OPT_GCOV },
@@ -92,6 +98,7 @@ int cmd_afdo(int argc, char **argv)
 		{ "summary", required_argument, NULL, OPT_SUMMARY },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "list-objects", no_argument, NULL, OPT_LIST },
+		{ "inlined", no_argument, NULL, OPT_INLINED },
 		{ "null", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -116,6 +123,7 @@ int cmd_afdo(int argc, char **argv)
 		case OPT_SUMMARY: summary = optarg; break;
 		case OPT_JSON: json = true; break;
 		case OPT_LIST: list = true; break;
+		case OPT_INLINED: o.inlined = true; break;
 		case 'z': nul = true; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
@@ -128,7 +136,7 @@ int cmd_afdo(int argc, char **argv)
 			return usage_error("afdo", "--list-objects takes no profile archive");
 		if (!o.gcno_dir || !*o.gcno_dir)
 			return usage_error("afdo", "--list-objects needs --objtree DIR");
-		if (out || defs || summary || json || o.gcov)
+		if (out || defs || summary || json || o.gcov || o.inlined)
 			return usage_error("afdo",
 					   "--list-objects only lists: no -o, --defs, --summary, --json or --gcov");
 		return list_objects(o.gcno_dir, nul);
@@ -195,6 +203,12 @@ int cmd_afdo(int argc, char **argv)
 	if (verbosity > 0)
 		fputs(text.buf, stderr);
 	if (verbosity > 1) {
+		strbuf_reset(&text);
+		if (kpgo_afdo_summary_format_causes(sum, &text)) {
+			error("out of memory");
+			goto out;
+		}
+		fputs(text.buf, stderr);
 		print_list("names with several definitions, left out", &sum->ambiguous);
 		print_list("objects without .gcno", &sum->no_gcno);
 		print_list("objects whose .gcno is of another build", &sum->other_build);

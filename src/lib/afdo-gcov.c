@@ -519,8 +519,11 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 		if (r)
 			goto out;
 	}
-	r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->sum.st,
-			    &res->sum.ambiguous);
+	res->sum.inlined = o->inlined;
+	r = kpgo_afdo_place_inlined(a, o->inlined, &res->sum.unplaced_examples);
+	if (!r)
+		r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->sum.st,
+				    &res->sum.ambiguous);
 	if (r)
 		r = kpgo_error_set(err, r, "out of memory");
 out:

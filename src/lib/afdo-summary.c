@@ -23,6 +23,7 @@ void kpgo_afdo_summary_release(struct kpgo_afdo_summary *s)
 	kpgo_strlist_clear(&s->no_gcno);
 	kpgo_strlist_clear(&s->other_build);
 	kpgo_strlist_clear(&s->ambiguous);
+	kpgo_strlist_clear(&s->unplaced_examples);
 	strbuf_release(&s->gcov_first_message);
 	kpgo_afdo_summary_init(s);
 }
@@ -85,6 +86,20 @@ int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out
 	kpgo_jw_strlist(&w, "without_gcno", &s->no_gcno);
 	kpgo_jw_strlist(&w, "other_build", &s->other_build);
 	kpgo_jw_strlist(&w, "ambiguous", &s->ambiguous);
+	/* Written, not read back: a summary without them is still one. */
+	kpgo_jw_bool(&w, "inlined", s->inlined);
+	kpgo_jw_u64(&w, "recovered_lines", s->st.recovered_lines);
+	kpgo_jw_u64(&w, "recovered_samples", s->st.recovered_samples);
+	kpgo_jw_object_begin(&w, "unplaced_causes");
+	for (int c = 0; c < KPGO_AFDO_CAUSES; c++) {
+		kpgo_jw_object_begin(&w, kpgo_afdo_cause_name(c));
+		kpgo_jw_u64(&w, "lines", s->st.causes[c].lines);
+		kpgo_jw_u64(&w, "samples", s->st.causes[c].samples);
+		kpgo_jw_u64(&w, "header_samples", s->st.causes[c].header_samples);
+		kpgo_jw_end(&w);
+	}
+	kpgo_jw_end(&w);
+	kpgo_jw_strlist(&w, "unplaced_examples", &s->unplaced_examples);
 	kpgo_jw_end(&w);
 	return kpgo_jw_finish(&w);
 }
@@ -228,5 +243,33 @@ int kpgo_afdo_summary_format(const struct kpgo_afdo_summary *s, struct strbuf *o
 				"kpgo afdo: also left out: %zu lines 65536 or more past their "
 				"function's first line; %zu negative counts taken as 0\n",
 				st->far_lines, st->negative_counts);
+	return r;
+}
+
+int kpgo_afdo_summary_format_causes(const struct kpgo_afdo_summary *s, struct strbuf *out)
+{
+	const struct kpgo_afdo_stats *st = &s->st;
+	/* All line counts, as before any was recovered. */
+	uint64_t all = kpgo_sat_add(kpgo_sat_add(st->samples, st->ambiguous_samples),
+				    st->unplaced_samples);
+	int r = strbuf_addstr(out, "kpgo afdo: line counts in no function, by cause (of all line counts):");
+	size_t i;
+
+	for (i = 0; i < KPGO_AFDO_CAUSES && !r; i++)
+		r = strbuf_addf(out, "%s %s %.1f%% (%zu lines)", i ? "," : "",
+				kpgo_afdo_cause_name(i), pct(st->causes[i].samples, all),
+				st->causes[i].lines);
+	if (!r)
+		r = strbuf_addf(out,
+				"\nkpgo afdo: %s: %zu lines, %.1f%% of all line counts, into "
+				"the inlined functions' own records\n",
+				s->inlined ? "recovered (--inlined)" : "recoverable with --inlined",
+				s->inlined ? st->recovered_lines : 0,
+				s->inlined ? pct(st->recovered_samples, all)
+					   : pct(kpgo_sat_add(st->causes[KPGO_AFDO_INLINED_BODY].samples,
+							      st->causes[KPGO_AFDO_INLINED_SOURCE].samples),
+						 all));
+	for (i = 0; i < s->unplaced_examples.n && !r; i++)
+		r = strbuf_addf(out, "  %s\n", s->unplaced_examples.items[i]);
 	return r;
 }

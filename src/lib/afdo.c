@@ -10,44 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afdo-internal.h"
 #include "afdo.h"
-
-/* LLVM keeps the low 16 bits of a line offset (FunctionSamples::getOffset). */
-#define AFDO_OFFSET_MAX 0xffffu
-
-struct afdo_line {
-	uint32_t off;
-	uint64_t count;
-};
-
-struct afdo_def {
-	char *file;
-	char *source; /* the file's name as GCC was given it (of the first copy) */
-	char *object; /* of the first copy */
-	int64_t start;
-	uint64_t head;
-	size_t copies;
-	size_t n, alloc;
-	struct afdo_line *lines;
-	struct afdo_def *next;
-};
-
-struct afdo_name {
-	char *name;
-	struct afdo_def *defs;
-	size_t ndefs;
-};
-
-struct kpgo_afdo {
-	uint32_t version;
-	size_t objects;
-	size_t unplaced_lines;
-	uint64_t unplaced_samples;
-	size_t far_lines;
-	size_t negative_counts;
-	struct afdo_name **slots;
-	size_t cap, used;
-};
 
 int kpgo_afdo_new(struct kpgo_afdo **ap, uint32_t gcov_version)
 {
@@ -90,6 +54,13 @@ void kpgo_afdo_free(struct kpgo_afdo *a)
 		free(e->name);
 		free(e);
 	}
+	for (i = 0; i < a->n_files; i++) {
+		free(a->files[i].key);
+		free(a->files[i].source);
+		free(a->files[i].object);
+	}
+	free(a->files);
+	free(a->unplaced);
 	free(a->slots);
 	free(a);
 }
@@ -129,12 +100,8 @@ static int grow_table(struct kpgo_afdo *a)
 	return 0;
 }
 
-/*
- * The definition (@name, @file, @start), made when new (first met in
- * @object, its file named @source there).
- */
-static int find_def(struct kpgo_afdo *a, const char *name, const char *file, const char *source,
-		    int64_t start, const char *object, struct afdo_def **out)
+int afdo_find_def(struct kpgo_afdo *a, const char *name, const char *file, const char *source,
+		  int64_t start, int64_t end, const char *object, struct afdo_def **out)
 {
 	struct afdo_name *e;
 	struct afdo_def *d;
@@ -171,6 +138,7 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, con
 		return -ENOMEM;
 	}
 	d->start = start;
+	d->end = end;
 	/* Kept in the order met, so that messages list them as found. */
 	if (!e->defs) {
 		e->defs = d;
@@ -186,7 +154,7 @@ static int find_def(struct kpgo_afdo *a, const char *name, const char *file, con
 	return 0;
 }
 
-static int def_add_line(struct afdo_def *d, uint32_t off, uint64_t count)
+int afdo_def_add_line(struct afdo_def *d, uint32_t off, uint64_t count)
 {
 	if (KPGO_ALLOC_GROW(d->lines, d->n + 1, d->alloc))
 		return -ENOMEM;
@@ -218,6 +186,42 @@ static uint64_t count_of(struct kpgo_afdo *a, const struct kpgo_json *v)
 	return (uint64_t)v->i;
 }
 
+/* A file with lines in no function: where they are, for kpgo_afdo_place_inlined(). */
+static int add_unplaced_file(struct kpgo_afdo *a, const char *key, const char *source,
+			     const char *object, size_t *ix)
+{
+	struct afdo_file *f;
+
+	if (KPGO_ALLOC_GROW(a->files, a->n_files + 1, a->files_alloc))
+		return -ENOMEM;
+	f = &a->files[a->n_files];
+	f->key = strdup(key);
+	f->source = strdup(source);
+	f->object = strdup(object);
+	if (!f->key || !f->source || !f->object) {
+		free(f->key);
+		free(f->source);
+		free(f->object);
+		return -ENOMEM;
+	}
+	*ix = ++a->n_files;
+	return 0;
+}
+
+static int add_unplaced(struct kpgo_afdo *a, size_t file, int64_t line, uint64_t count)
+{
+	if (line < 1 || line > UINT32_MAX)
+		return 0;
+	if (KPGO_ALLOC_GROW(a->unplaced, a->n_unplaced + 1, a->unplaced_alloc))
+		return -ENOMEM;
+	a->unplaced[a->n_unplaced].file = file;
+	a->unplaced[a->n_unplaced].line = (uint32_t)line;
+	a->unplaced[a->n_unplaced].count = count;
+	a->unplaced[a->n_unplaced].copies = 1;
+	a->n_unplaced++;
+	return 0;
+}
+
 static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *cwd,
 		    const char *object)
 {
@@ -226,7 +230,7 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 	const char *file = kpgo_json_get(f, "file")->s;
 	struct strbuf key = STRBUF_INIT, source = STRBUF_INIT;
 	struct fn_ref *refs = NULL;
-	size_t i;
+	size_t i, file_ix = 0; /* this file's in a->files, plus 1; 0 before its first unplaced line */
 	int r;
 
 	/* The key joins the directory GCC ran in; the table's name is GCC's own, as Clang's is. */
@@ -248,8 +252,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 		refs[i].name = kpgo_json_get(fn, "name")->s;
 		refs[i].start = kpgo_json_get(fn, "start_line")->i;
 		refs[i].end = kpgo_json_get(fn, "end_line")->i;
-		r = find_def(a, refs[i].name, key.buf, source.buf, refs[i].start, object,
-			     &refs[i].def);
+		r = afdo_find_def(a, refs[i].name, key.buf, source.buf, refs[i].start,
+				  refs[i].end, object, &refs[i].def);
 		if (r)
 			goto out;
 		refs[i].def->head = kpgo_sat_add(refs[i].def->head,
@@ -272,6 +276,12 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 			if (count) {
 				a->unplaced_lines++;
 				a->unplaced_samples = kpgo_sat_add(a->unplaced_samples, count);
+				if (!file_ix && (r = add_unplaced_file(a, key.buf, source.buf, object,
+								       &file_ix)))
+					goto out;
+				r = add_unplaced(a, file_ix - 1, ln, count);
+				if (r)
+					goto out;
 			}
 			continue;
 		}
@@ -279,7 +289,7 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 			a->far_lines++;
 			continue;
 		}
-		r = def_add_line(ref->def, (uint32_t)(ln - ref->start), count);
+		r = afdo_def_add_line(ref->def, (uint32_t)(ln - ref->start), count);
 		if (r)
 			goto out;
 	}
@@ -464,6 +474,9 @@ int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx
 	st->unplaced_samples = a->unplaced_samples;
 	st->far_lines = a->far_lines;
 	st->negative_counts = a->negative_counts;
+	memcpy(st->causes, a->causes, sizeof(st->causes));
+	st->recovered_lines = a->recovered_lines;
+	st->recovered_samples = a->recovered_samples;
 	names = malloc((a->used ? a->used : 1) * sizeof(*names));
 	if (!names)
 		return -ENOMEM;

@@ -83,6 +83,44 @@
 
 struct kpgo_afdo;
 
+/*
+ * Why gcov names no function for an executed line (kpgo_afdo_place_inlined()):
+ * @KPGO_AFDO_INLINED_BODY: in a function that some object's .gcno gives a
+ *	body (its own record), inlined by GCC before instrumenting in this one
+ * @KPGO_AFDO_INLINED_SOURCE: in a function no .gcno describes (GCC inlined
+ *	it everywhere before instrumenting), found in the source text
+ * @KPGO_AFDO_MACRO_FUNCTION: in a function that a macro defines
+ *	(SYSCALL_DEFINE3(...) { ... }): its name is not in the source
+ * @KPGO_AFDO_MACRO: on a #define's lines
+ * @KPGO_AFDO_SEVERAL: in more than one function the .gcno files describe
+ * @KPGO_AFDO_OUTSIDE: in no function definition of the source text
+ * @KPGO_AFDO_NO_SOURCE: the source file cannot be read
+ */
+enum kpgo_afdo_cause {
+	KPGO_AFDO_INLINED_BODY,
+	KPGO_AFDO_INLINED_SOURCE,
+	KPGO_AFDO_MACRO_FUNCTION,
+	KPGO_AFDO_MACRO,
+	KPGO_AFDO_SEVERAL,
+	KPGO_AFDO_OUTSIDE,
+	KPGO_AFDO_NO_SOURCE,
+	KPGO_AFDO_CAUSES
+};
+
+/* The cause's name in the summary: "inlined_body", ... */
+const char *kpgo_afdo_cause_name(enum kpgo_afdo_cause c);
+
+/*
+ * @lines: source lines (file and line; one object's or several's counts
+ * added up), @samples: their counts, @header_samples: those in files that
+ * are not .c or .S files (headers)
+ */
+struct kpgo_afdo_cause_stat {
+	size_t lines;
+	uint64_t samples;
+	uint64_t header_samples;
+};
+
 /**
  * struct kpgo_afdo_stats - what a conversion wrote and left out
  * @objects: gcov documents added (one per object)
@@ -101,6 +139,11 @@ struct kpgo_afdo;
  *	keeps 16 bits of an offset), left out
  * @negative_counts: counts below zero in gcov's output (inconsistent
  *	counters of an SMP kernel), taken as zero
+ * @causes: the unplaced lines by cause (after kpgo_afdo_place_inlined();
+ *	all zero before), counted before any was recovered
+ * @recovered_lines, @recovered_samples: unplaced lines (one object's
+ *	each) written into the inlined function's own record, and their
+ *	counts; no longer in @unplaced_lines and @unplaced_samples
  */
 struct kpgo_afdo_stats {
 	size_t objects;
@@ -119,6 +162,9 @@ struct kpgo_afdo_stats {
 	uint64_t unplaced_samples;
 	size_t far_lines;
 	size_t negative_counts;
+	struct kpgo_afdo_cause_stat causes[KPGO_AFDO_CAUSES];
+	size_t recovered_lines;
+	uint64_t recovered_samples;
 };
 
 /*
@@ -150,6 +196,31 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
 						      const char *name);
 
 /**
+ * kpgo_afdo_place_inlined() - why gcov names no function for some lines
+ * @recover: write the lines of inlined functions into their own records
+ * @examples: when not NULL, the most executed lines of each cause, as
+ *	"CAUSE SOURCE:LINE FUNCTION COUNT" (FUNCTION "-" when none), appended
+ *
+ * gcov counts a line wherever its code went: a function GCC inlined before
+ * instrumenting (early inlining: always_inline and small static inline
+ * functions) has no function record in the object, and its lines, in
+ * the callee's file, are counted but named for no function. Each such
+ * line (all objects' counts of it added up) is looked up among the
+ * functions every added document describes (name, file, first and last
+ * line), then in the source file itself (kpgo_afdo_src_scan(); read from
+ * the file's name joined to the directory GCC ran in) and given a
+ * &enum kpgo_afdo_cause. With @recover, the lines of
+ * %KPGO_AFDO_INLINED_BODY and %KPGO_AFDO_INLINED_SOURCE go into that
+ * function's definition as if its own: written under its name, at their
+ * offset from its first line, with no entry count of their own (a function
+ * without a body has a HEAD of 0). The sample profile stays flat: the
+ * counts are the callee's over all its callers, without call-site context,
+ * which gcov's per-line counts do not give. Call once, before
+ * kpgo_afdo_write(). Returns 0 or -ENOMEM.
+ */
+int kpgo_afdo_place_inlined(struct kpgo_afdo *a, bool recover, struct kpgo_strlist *examples);
+
+/**
  * kpgo_afdo_write() - the sample profile of everything added
  * @binding, @ctx: tells weak from strong definitions of a name defined
  *	more than once (NULL: every such name is left out)
@@ -165,6 +236,51 @@ typedef enum kpgo_elf_binding (*kpgo_afdo_binding_fn)(void *ctx, const char *obj
  */
 int kpgo_afdo_write(struct kpgo_afdo *a, kpgo_afdo_binding_fn binding, void *ctx, struct strbuf *out,
 		    struct strbuf *defs, struct kpgo_afdo_stats *st, struct kpgo_strlist *ambiguous);
+
+/* --- where source text defines functions (afdo-src.c) ------------------- */
+
+/**
+ * struct kpgo_afdo_src_fn - a function definition found in source text
+ * @name: the word before its parameter list
+ * @line: the line of @name (as GCC's and Clang's first line of a function)
+ * @end_line: the line of its closing brace
+ * @macro: @name is the first word of the definition, a macro's that
+ *	defines a function under another name (SYSCALL_DEFINE3(read, ...) {),
+ *	not the function's own
+ */
+struct kpgo_afdo_src_fn {
+	char *name;
+	uint32_t line, end_line;
+	bool macro;
+};
+
+/**
+ * struct kpgo_afdo_src - the definitions of one source file
+ * @fns, @n_fns: function definitions at the top level, in file order
+ * @macros, @n_macros: the lines of each #define (first and last)
+ */
+struct kpgo_afdo_src {
+	struct kpgo_afdo_src_fn *fns;
+	size_t n_fns;
+	struct {
+		uint32_t line, end_line;
+	} *macros;
+	size_t n_macros;
+};
+
+/*
+ * Scans C source text (untrusted: any bytes) for its function definitions
+ * and macros: comments, strings and preprocessor directives skipped,
+ * braces and parentheses counted. A scanner, not a parser: code that
+ * #if makes unbalanced can mislead it. Returns 0 or -ENOMEM.
+ */
+int kpgo_afdo_src_scan(const char *text, size_t len, struct kpgo_afdo_src *s);
+void kpgo_afdo_src_release(struct kpgo_afdo_src *s);
+/* The function whose definition spans @line, or NULL. */
+const struct kpgo_afdo_src_fn *kpgo_afdo_src_function_at(const struct kpgo_afdo_src *s,
+							 uint32_t line);
+/* True when @line is one of a #define's lines. */
+bool kpgo_afdo_src_in_macro(const struct kpgo_afdo_src *s, uint32_t line);
 
 /* --- gcov's documents and their names (afdo-shape.c) --------------------- */
 
@@ -206,12 +322,15 @@ int kpgo_afdo_source_key(const char *cwd, const char *file, struct strbuf *out);
  *	(NULL: gcov-MAJOR for the profile's GCC when in PATH, else gcov)
  * @tmpdir: where the private work directory goes (NULL: $TMPDIR or /tmp)
  * @batch: objects per gcov run (0: a default)
+ * @inlined: write the lines of functions GCC inlined before instrumenting
+ *	into those functions' own records (kpgo_afdo_place_inlined())
  */
 struct kpgo_afdo_opts {
 	const char *gcno_dir;
 	const char *gcov;
 	const char *tmpdir;
 	size_t batch;
+	bool inlined;
 };
 
 /**
@@ -226,6 +345,9 @@ struct kpgo_afdo_opts {
  * @other_build: objects whose .gcno has another stamp than their .gcda
  *	(not the build the profile was collected from), left out
  * @ambiguous: names left out for having several definitions
+ * @unplaced_examples: the most executed lines in no function, by cause
+ *	(kpgo_afdo_place_inlined()'s @examples)
+ * @inlined: the inlined functions' lines were recovered (--inlined)
  * @gcov_messages, @gcov_first_message: lines gcov printed on standard
  *	error without failing, and the first of them
  */
@@ -238,6 +360,8 @@ struct kpgo_afdo_summary {
 	struct kpgo_strlist no_gcno;
 	struct kpgo_strlist other_build;
 	struct kpgo_strlist ambiguous;
+	struct kpgo_strlist unplaced_examples;
+	bool inlined;
 	size_t gcov_messages;
 	struct strbuf gcov_first_message;
 };
@@ -326,5 +450,11 @@ int kpgo_afdo_summary_warning(const struct kpgo_afdo_summary *s, struct strbuf *
  * counts.
  */
 int kpgo_afdo_summary_format(const struct kpgo_afdo_summary *s, struct strbuf *out);
+/*
+ * The lines in no function by cause, each ending in a newline: "kpgo afdo:
+ * line counts in no function, by cause: ..." (shares of all line counts),
+ * what was recovered, then the examples.
+ */
+int kpgo_afdo_summary_format_causes(const struct kpgo_afdo_summary *s, struct strbuf *out);
 
 #endif
