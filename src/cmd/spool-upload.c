@@ -11,7 +11,7 @@
 #include "spool.h"
 
 static const char usage_text[] =
-	"usage: kpgo spool upload [--force]\n"
+	"usage: kpgo spool upload [--force] [--user NAME]\n"
 	"\n"
 	"Hands each finished profile in the spool, oldest first, to\n"
 	"KPGO_UPLOAD_COMMAND: its words (no shell), with '{}' replaced by the\n"
@@ -31,7 +31,10 @@ static const char usage_text[] =
 	"carry the profile's sha256 and the build farm's store is content-addressed,\n"
 	"so the second copy changes nothing there.\n"
 	"\n"
-	"      --force    upload now, even while the backoff runs\n"
+	"      --force      upload now, even while the backoff runs\n"
+	"      --user NAME  run the command as NAME, with a copy of each profile only\n"
+	"                   NAME can read, when KPGO_UPLOAD_USER is not set\n"
+	"                   (kpgo-upload.service names its DynamicUser=)\n"
 	"\n"
 	"One line per profile on stdout: sent, failed or rejected ('waiting' with\n"
 	"-v). Exit 1 when a profile failed or was rejected.\n";
@@ -62,10 +65,12 @@ int spool_upload(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "user", required_argument, NULL, 'u' },
 		SPOOL_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_upload_opts o = { 0 };
+	const char *user = NULL;
 	struct kpgo_upload_result res;
 	struct kpgo_config cfg;
 	struct kpgo_error err;
@@ -77,11 +82,17 @@ int spool_upload(int argc, char **argv)
 			o.force = true;
 			continue;
 		}
+		if (c == 'u') {
+			user = optarg;
+			continue;
+		}
 		if ((ret = spool_common_option(c, "spool upload", usage_text)) != 256)
 			return ret;
 	}
 	if (optind != argc)
 		return usage_error("spool upload", "unexpected argument '%s'", argv[optind]);
+	if (user && !kpgo_user_name_ok(user))
+		return usage_error("spool upload", "bad --user '%s': a user name is needed", user);
 	if (spool_load_config(&cfg))
 		return 1;
 	ret = 0;
@@ -96,7 +107,8 @@ int spool_upload(int argc, char **argv)
 	}
 	o.argv = &cfg.upload_argv;
 	o.timeout = cfg.upload_timeout;
-	o.user = cfg.upload_user;
+	/* The operator's KPGO_UPLOAD_USER before the unit's dynamic user. */
+	o.user = *cfg.upload_user ? cfg.upload_user : user;
 	o.retry_max = cfg.retry_max;
 	o.now = (int64_t)time(NULL);
 	r = kpgo_spool_upload(&sp, &o, report, NULL, &res, &err);

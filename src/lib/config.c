@@ -297,14 +297,19 @@ static int set_dir(struct kpgo_config *c, const struct key *k, const char *v, st
 	return set_str(c, k, buf);
 }
 
-/* A user name as useradd(8) takes it: [a-z_][a-z0-9_-]*, at most 32; or empty. */
+bool kpgo_user_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 32 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n &&
+	       s[0] != '-' && !(s[0] >= '0' && s[0] <= '9');
+}
+
+/* A user name (kpgo_user_name_ok()), or empty. */
 static int set_user(struct kpgo_config *c, const struct key *k, const char *v,
 		    struct kpgo_error *err)
 {
-	size_t n = strlen(v);
-
-	if (n > 32 || (n && (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n ||
-			     (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')))))
+	if (*v && !kpgo_user_name_ok(v))
 		return kpgo_error_set(err, -EINVAL,
 				      "a user name of [a-z0-9_-], not starting with a digit or '-', at most 32 bytes, is needed");
 	return set_str(c, k, v);

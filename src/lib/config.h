@@ -91,5 +91,7 @@ int kpgo_split_words(const char *s, struct kpgo_strlist *words, struct kpgo_erro
 
 /* A workload label: [A-Za-z0-9._-], 1 to 64 characters. */
 bool kpgo_label_ok(const char *s);
+/* A user name as useradd(8) takes it: [a-z_][a-z0-9_-]*, 1 to 32 bytes. */
+bool kpgo_user_name_ok(const char *s);
 
 #endif

@@ -194,26 +194,32 @@ bool kpgo_kernel_release_ok(const char *s)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-") == n;
 }
 
+bool kpgo_kernel_config_text_gcov(const char *text, size_t len)
+{
+	static const char want[] = "CONFIG_GCOV_KERNEL=y";
+	const char *p = text, *end = text + len, *nl;
+	size_t n;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n == sizeof(want) - 1 && !memcmp(p, want, n))
+			return true;
+		if (!nl)
+			break;
+	}
+	return false;
+}
+
 /* 1 when the kernel config at @path sets CONFIG_GCOV_KERNEL=y, 0 not, <0 error. */
 static int config_has_gcov(const char *path)
 {
-	static const char want[] = "CONFIG_GCOV_KERNEL=y";
 	struct strbuf sb = STRBUF_INIT;
-	const char *p;
 	int r;
 
 	r = kpgo_read_file(path, &sb, KCONFIG_MAX);
-	if (r)
-		goto out;
-	for (p = sb.buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t n = strcspn(p, "\n");
-
-		if (n == sizeof(want) - 1 && !memcmp(p, want, n)) {
-			r = 1;
-			break;
-		}
-	}
-out:
+	if (!r)
+		r = kpgo_kernel_config_text_gcov(sb.buf, sb.len);
 	strbuf_release(&sb);
 	return r;
 }

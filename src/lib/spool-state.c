@@ -23,71 +23,94 @@ static int cmp_item_name(const void *a, const void *b)
 		      ((const struct kpgo_spool_item *)b)->name);
 }
 
+/* @n bytes of @s into @dst (of @len), cut short, control characters as blanks. */
+static void clean_copy(char *dst, size_t len, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i] && i + 1 < len; i++)
+		dst[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
+	dst[i] = '\0';
+}
+
 /*
- * A retry file: "KEY=number" lines for @keys (into @vals) and LAST_ERROR=
- * (into @last_error). Anything malformed means no state: all zero.
+ * The text of a retry file: "KEY=number" lines for @keys (into @vals) and
+ * LAST_ERROR= (into @last_error, control characters as blanks: it is
+ * printed), each ended by a newline. Anything malformed (a NUL, an unknown
+ * key, a number past INT64_MAX) means no state: all zero, -EBADMSG.
  */
-static void retry_file_read(struct kpgo_spool *sp, const char *name, const char *const keys[2],
+static int retry_text_parse(const char *text, size_t size, const char *const keys[2],
 			    uint64_t vals[2], char *last_error, size_t len)
 {
-	struct strbuf sb = STRBUF_INIT;
 	uint64_t v[2] = { 0, 0 };
-	char *line, *eol;
-	int fd, i;
+	const char *line, *eol, *end = text + size;
+	char num[32];
+	size_t i, n, k;
 
 	vals[0] = vals[1] = 0;
 	last_error[0] = '\0';
-	fd = openat(sp->retryfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	if (kpgo_read_fd(fd, &sb, RETRY_FILE_MAX))
-		goto bad;
-	for (line = sb.buf; *line; line = eol + 1) {
-		eol = strchr(line, '\n');
+	if (size > RETRY_FILE_MAX || memchr(text, '\0', size))
+		return -EBADMSG;
+	for (line = text; line < end; line = eol + 1) {
+		eol = memchr(line, '\n', (size_t)(end - line));
 		if (!eol)
 			goto bad;
-		*eol = '\0';
-		if (!strncmp(line, "LAST_ERROR=", 11)) {
-			snprintf(last_error, len, "%s", line + 11);
+		n = (size_t)(eol - line);
+		if (n >= 11 && !memcmp(line, "LAST_ERROR=", 11)) {
+			clean_copy(last_error, len, line + 11, n - 11);
 			continue;
 		}
 		for (i = 0; i < 2; i++) {
-			size_t n = strlen(keys[i]);
-
-			if (!strncmp(line, keys[i], n) && line[n] == '=') {
-				if (kpgo_parse_u64(line + n + 1, &v[i]) ||
-				    v[i] > (uint64_t)INT64_MAX)
-					goto bad;
+			k = strlen(keys[i]);
+			if (n > k && !memcmp(line, keys[i], k) && line[k] == '=')
 				break;
-			}
 		}
-		if (i == 2)
+		if (i == 2 || n - k - 1 >= sizeof(num))
+			goto bad;
+		memcpy(num, line + k + 1, n - k - 1);
+		num[n - k - 1] = '\0';
+		if (kpgo_parse_u64(num, &v[i]) || v[i] > (uint64_t)INT64_MAX)
 			goto bad;
 	}
-	vals[0] = v[0] > 1000000 ? 1000000 : v[0];
+	vals[0] = v[0] > KPGO_SPOOL_FAILURES_MAX ? KPGO_SPOOL_FAILURES_MAX : v[0];
 	vals[1] = v[1];
-	close(fd);
-	strbuf_release(&sb);
-	return;
+	return 0;
 bad:
 	last_error[0] = '\0';
-	close(fd);
-	strbuf_release(&sb);
+	return -EBADMSG;
 }
 
-static int retry_file_write(struct kpgo_spool *sp, const char *name, const char *const keys[2],
-			    const uint64_t vals[2], const char *why, struct kpgo_error *err)
+/* The text of retry/@name into @sb; -errno when it cannot be read. */
+static int retry_file_read(struct kpgo_spool *sp, const char *name, struct strbuf *sb)
 {
-	char buf[512], clean[256];
-	size_t i;
-	int n, r;
+	int fd, r;
 
-	for (i = 0; why[i] && i < sizeof(clean) - 1; i++)
-		clean[i] = (unsigned char)why[i] < 0x20 || why[i] == 0x7f ? ' ' : why[i];
-	clean[i] = '\0';
-	n = snprintf(buf, sizeof(buf), "%s=%" PRIu64 "\n%s=%" PRIu64 "\nLAST_ERROR=%s\n", keys[0],
-		     vals[0], keys[1], vals[1], clean);
-	r = kpgo_write_file_atomic_at(sp->retryfd, name, buf, (size_t)n, 0600);
+	fd = openat(sp->retryfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	r = kpgo_read_fd(fd, sb, RETRY_FILE_MAX);
+	close(fd);
+	return r;
+}
+
+/* The text retry_text_parse() reads; control characters of @why become blanks. */
+static int retry_text_format(const char *const keys[2], const uint64_t vals[2], const char *why,
+			     struct strbuf *out)
+{
+	char clean[256];
+	int r;
+
+	clean_copy(clean, sizeof(clean), why, strlen(why));
+	r = strbuf_addf(out, "%s=%" PRIu64 "\n%s=%" PRIu64 "\nLAST_ERROR=%s\n", keys[0], vals[0],
+			keys[1], vals[1], clean);
+	return r ? -ENOMEM : 0;
+}
+
+static int retry_file_write(struct kpgo_spool *sp, const char *name, struct strbuf *text,
+			    struct kpgo_error *err)
+{
+	int r = kpgo_write_file_atomic_at(sp->retryfd, name, text->buf, text->len, 0600);
+
 	if (r)
 		return kpgo_error_set(err, r, "cannot write '%s/retry/%s': %s", sp->dir, name,
 				      strerror(-r));
@@ -98,50 +121,96 @@ static const char *const item_keys[2] = { "ATTEMPTS", "LAST_TRY" };
 static const char *const state_keys[2] = { "FAILURES", "NEXT_TRY" };
 #define STATE_FILE ".upload"
 
-void kpgo_spool_retry_read(struct kpgo_spool *sp, struct kpgo_spool_item *it)
+int kpgo_spool_retry_parse(const char *text, size_t len, struct kpgo_spool_item *it)
 {
 	uint64_t v[2];
+	int r;
 
-	retry_file_read(sp, it->name, item_keys, v, it->last_error, sizeof(it->last_error));
+	r = retry_text_parse(text, len, item_keys, v, it->last_error, sizeof(it->last_error));
 	it->attempts = (unsigned)v[0];
 	it->last_try = (int64_t)v[1];
+	return r;
+}
+
+int kpgo_spool_retry_format(const struct kpgo_spool_item *it, struct strbuf *out)
+{
+	uint64_t v[2] = { it->attempts, (uint64_t)it->last_try };
+
+	return retry_text_format(item_keys, v, it->last_error, out);
+}
+
+int kpgo_spool_state_parse(const char *text, size_t len, struct kpgo_spool_state *st)
+{
+	uint64_t v[2];
+	int r;
+
+	r = retry_text_parse(text, len, state_keys, v, st->last_error, sizeof(st->last_error));
+	st->failures = (unsigned)v[0];
+	st->next_try = (int64_t)v[1];
+	return r;
+}
+
+int kpgo_spool_state_format(const struct kpgo_spool_state *st, struct strbuf *out)
+{
+	uint64_t v[2] = { st->failures, (uint64_t)st->next_try };
+
+	return retry_text_format(state_keys, v, st->last_error, out);
+}
+
+void kpgo_spool_retry_read(struct kpgo_spool *sp, struct kpgo_spool_item *it)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (retry_file_read(sp, it->name, &sb) || kpgo_spool_retry_parse(sb.buf, sb.len, it))
+		kpgo_spool_retry_parse("", 0, it);
+	strbuf_release(&sb);
 }
 
 int kpgo_spool_retry_failed(struct kpgo_spool *sp, struct kpgo_spool_item *it, int64_t now,
 			    const char *why, struct kpgo_error *err)
 {
-	uint64_t v[2];
+	struct strbuf text = STRBUF_INIT;
+	int r;
 
-	if (it->attempts < 1000000)
+	if (it->attempts < KPGO_SPOOL_FAILURES_MAX)
 		it->attempts++;
 	it->last_try = now;
 	snprintf(it->last_error, sizeof(it->last_error), "%s", why);
-	v[0] = it->attempts;
-	v[1] = (uint64_t)now;
-	return retry_file_write(sp, it->name, item_keys, v, why, err);
+	r = kpgo_spool_retry_format(it, &text);
+	if (r)
+		r = kpgo_error_set(err, r, "out of memory");
+	else
+		r = retry_file_write(sp, it->name, &text, err);
+	strbuf_release(&text);
+	return r;
 }
 
 void kpgo_spool_state_read(struct kpgo_spool *sp, struct kpgo_spool_state *st)
 {
-	uint64_t v[2];
+	struct strbuf sb = STRBUF_INIT;
 
-	retry_file_read(sp, STATE_FILE, state_keys, v, st->last_error, sizeof(st->last_error));
-	st->failures = (unsigned)v[0];
-	st->next_try = (int64_t)v[1];
+	if (retry_file_read(sp, STATE_FILE, &sb) || kpgo_spool_state_parse(sb.buf, sb.len, st))
+		kpgo_spool_state_parse("", 0, st);
+	strbuf_release(&sb);
 }
 
 int kpgo_spool_state_failed(struct kpgo_spool *sp, struct kpgo_spool_state *st, int64_t now,
 			    uint64_t cap, const char *why, struct kpgo_error *err)
 {
-	uint64_t v[2];
+	struct strbuf text = STRBUF_INIT;
+	int r;
 
-	if (st->failures < 1000000)
+	if (st->failures < KPGO_SPOOL_FAILURES_MAX)
 		st->failures++;
 	st->next_try = now + (int64_t)kpgo_spool_backoff(st->failures, cap);
 	snprintf(st->last_error, sizeof(st->last_error), "%s", why);
-	v[0] = st->failures;
-	v[1] = (uint64_t)st->next_try;
-	return retry_file_write(sp, STATE_FILE, state_keys, v, why, err);
+	r = kpgo_spool_state_format(st, &text);
+	if (r)
+		r = kpgo_error_set(err, r, "out of memory");
+	else
+		r = retry_file_write(sp, STATE_FILE, &text, err);
+	strbuf_release(&text);
+	return r;
 }
 
 void kpgo_spool_state_clear(struct kpgo_spool *sp, struct kpgo_spool_state *st)

@@ -126,16 +126,16 @@ static int private_dir_open(struct kpgo_spool *sp, const char *user, struct priv
 	if (user && *user) {
 		if (geteuid() != 0)
 			return kpgo_error_set(err, -EPERM,
-					      "KPGO_UPLOAD_USER='%s' needs kpgo to run as root",
+					      "the upload command's user '%s' needs kpgo to run as root",
 					      user);
 		errno = 0;
 		pw = getpwnam(user);
 		if (!pw)
 			return kpgo_error_set(err, errno ? -errno : -ENOENT,
-					      "KPGO_UPLOAD_USER: no user '%s'", user);
+					      "the upload command's user: no user '%s'", user);
 		if (pw->pw_uid == 0)
 			return kpgo_error_set(err, -EINVAL,
-					      "KPGO_UPLOAD_USER: '%s' is root, not an unprivileged user",
+					      "the upload command's user: '%s' is root, not an unprivileged user",
 					      user);
 		d->set_ids = true;
 		d->uid = pw->pw_uid;

@@ -122,6 +122,23 @@ struct kpgo_spool_state {
 	char last_error[256];
 };
 
+/* Failed attempts and runs are counted up to this. */
+#define KPGO_SPOOL_FAILURES_MAX 1000000
+
+/*
+ * The text of a retry file into @it's attempts, last try and last error
+ * (kpgo_spool_retry_parse), or into @st (kpgo_spool_state_parse): lines
+ * ATTEMPTS= and LAST_TRY= (FAILURES= and NEXT_TRY=), numbers up to
+ * INT64_MAX, and LAST_ERROR=, each ended by a newline, control characters of
+ * the error read as blanks, failures capped at KPGO_SPOOL_FAILURES_MAX.
+ * Anything else is -EBADMSG and no state (all zero). The _format functions
+ * write the text the _parse functions read.
+ */
+int kpgo_spool_retry_parse(const char *text, size_t len, struct kpgo_spool_item *it);
+int kpgo_spool_retry_format(const struct kpgo_spool_item *it, struct strbuf *out);
+int kpgo_spool_state_parse(const char *text, size_t len, struct kpgo_spool_state *st);
+int kpgo_spool_state_format(const struct kpgo_spool_state *st, struct strbuf *out);
+
 /* The upload state; a missing or unreadable one is no failures. */
 void kpgo_spool_state_read(struct kpgo_spool *sp, struct kpgo_spool_state *st);
 

@@ -209,11 +209,7 @@ static int parse_line(char *line, struct kpgo_store_entry *e)
 	return 0;
 }
 
-/*
- * Parses index text (modified in place). A bad or repeated line fails the
- * parse, or with @bad is described there and skipped. Sorted by sha.
- */
-static int index_parse(char *text, struct kpgo_store_index *idx, struct kpgo_strlist *bad,
+int kpgo_store_index_parse(char *text, struct kpgo_store_index *idx, struct kpgo_strlist *bad,
 		       struct kpgo_error *err)
 {
 	struct kpgo_store_entry e;
@@ -265,7 +261,7 @@ static int index_parse(char *text, struct kpgo_store_index *idx, struct kpgo_str
 	return 0;
 }
 
-static int index_format(const struct kpgo_store_index *idx, struct strbuf *out)
+int kpgo_store_index_format(const struct kpgo_store_index *idx, struct strbuf *out)
 {
 	size_t i;
 
@@ -317,7 +313,7 @@ int kpgo_store_index_write(struct kpgo_store *s, struct kpgo_store_index *idx,
 
 	if (idx->n > 1)
 		qsort(idx->e, idx->n, sizeof(*idx->e), cmp_sha);
-	if (index_format(idx, &text)) {
+	if (kpgo_store_index_format(idx, &text)) {
 		strbuf_release(&text);
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -374,7 +370,7 @@ int kpgo_store_index_load(struct kpgo_store *s, struct kpgo_store_index *idx,
 	if (r)
 		r = kpgo_error_set(err, r, "cannot read '%s/index': %s", s->dir, strerror(-r));
 	else
-		r = index_parse(text.buf, idx, bad, err);
+		r = kpgo_store_index_parse(text.buf, idx, bad, err);
 	strbuf_release(&text);
 	return r;
 }

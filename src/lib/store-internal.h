@@ -55,6 +55,17 @@ bool kpgo_store_entry_same(struct kpgo_store_entry *a, struct kpgo_store_entry *
 int kpgo_store_index_push(struct kpgo_store_index *idx, struct kpgo_store_entry *e);
 /* The entry of @sha in @idx, which must be sorted by sha; NULL when none. */
 struct kpgo_store_entry *kpgo_store_index_find(struct kpgo_store_index *idx, const char *sha);
+/*
+ * Parses index text (NUL-terminated, modified in place) into @idx, sorted
+ * by sha: lines of eleven tab-separated fields, '#' comments and
+ * empty lines skipped. A bad or repeated line fails the parse (-EBADMSG),
+ * or with @bad is described there and skipped. On failure @idx may hold
+ * entries: the caller releases it.
+ */
+int kpgo_store_index_parse(char *text, struct kpgo_store_index *idx, struct kpgo_strlist *bad,
+			   struct kpgo_error *err);
+/* The index text of @idx (in its order), as kpgo_store_index_parse() reads it. */
+int kpgo_store_index_format(const struct kpgo_store_index *idx, struct strbuf *out);
 /* Sorts @idx by sha and replaces DIR/index with it (needs the lock). */
 int kpgo_store_index_write(struct kpgo_store *s, struct kpgo_store_index *idx,
 			   struct kpgo_error *err);

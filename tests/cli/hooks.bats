@@ -202,8 +202,14 @@ install_hooks() {
         run systemd-analyze security --offline=true --threshold=25 "$W/$u"
         assert_failure
     done
-    # The upload keeps only what handing the command to KPGO_UPLOAD_USER
-    # needs; collection only what mounting and reading debugfs need.
+    # The upload's command runs as the unit's dynamic user: kpgo (root by
+    # '!') hands it over, named as the unit names it.
+    grep -qx "DynamicUser=yes" "$W/root/usr/lib/systemd/system/kpgo-upload.service"
+    grep -qx "User=kpgo-upload" "$W/root/usr/lib/systemd/system/kpgo-upload.service"
+    grep -qx "ExecStart=!$KPGO spool upload --user kpgo-upload" \
+        "$W/root/usr/lib/systemd/system/kpgo-upload.service"
+    # The upload keeps only what handing the command to its user needs;
+    # collection only what mounting and reading debugfs need.
     grep -qx "CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_CHOWN" \
         "$W/root/usr/lib/systemd/system/kpgo-upload.service"
     run grep -c "^ProtectKernelTunables=" "$W/root/usr/lib/systemd/system/kpgo-collect.service"

@@ -148,10 +148,50 @@ EOF
         settings "KPGO_UPLOAD_COMMAND=/bin/true" "KPGO_UPLOAD_USER=$u"
         run kpgo spool upload
         assert_failure 1
-        assert_output --partial "KPGO_UPLOAD_USER: "
+        assert_output --partial "the upload command's user: "
     done
     settings "KPGO_UPLOAD_COMMAND=/bin/true" "KPGO_UPLOAD_USER=Bad/Name"
     run kpgo spool upload
     assert_failure 1
     assert_output --partial "KPGO_UPLOAD_USER"
+}
+
+@test "upload --user (kpgo-upload.service's DynamicUser=): the command runs as that user, unless KPGO_UPLOAD_USER names another" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root"
+    id nobody >/dev/null && id daemon >/dev/null || skip "no users nobody and daemon"
+    P=$(mktemp -d /tmp/kpgo-upload-test.XXXXXX)
+    chmod 0755 "$P"
+    mkdir -m 0777 "$P/farm"
+    cat >"$P/send" <<EOF
+#!/bin/sh
+id -un >>"$P/farm/users"
+stat -c '%a %U' "\$1" >>"$P/farm/modes"
+cp "\$1" "$P/farm/"
+EOF
+    chmod 0755 "$P/send"
+    : >"$P/farm/users"
+    : >"$P/farm/modes"
+    chmod 0666 "$P/farm/users" "$P/farm/modes"
+    settings "KPGO_UPLOAD_COMMAND=$P/send"
+    kpgo spool collect -q --gcov-dir "$W/gcov"
+    TMPDIR=$P run kpgo spool upload --user nobody
+    assert_success
+    [ "$(cat "$P/farm/users")" = nobody ]
+    [ "$(cat "$P/farm/modes")" = "400 nobody" ]
+    # The operator's setting wins over the unit's user.
+    settings "KPGO_UPLOAD_COMMAND=$P/send" KPGO_UPLOAD_USER=daemon
+    kpgo spool collect -q --gcov-dir "$W/gcov"
+    TMPDIR=$P run kpgo spool upload --user nobody
+    assert_success
+    [ "$(tail -n 1 "$P/farm/users")" = daemon ]
+    [ "$(find "$SPOOL/sent" -name '*.kpgo' | wc -l)" -eq 2 ]
+    rm -rf "$P"
+    run kpgo spool upload --user Bad/Name
+    assert_failure 2
+    assert_output --partial "bad --user 'Bad/Name'"
+    settings "KPGO_UPLOAD_COMMAND=/bin/true"
+    kpgo spool collect -q --gcov-dir "$W/gcov"
+    run kpgo spool upload --user kpgo-no-such-user
+    assert_failure 1
+    assert_output --partial "the upload command's user: no user 'kpgo-no-such-user'"
 }

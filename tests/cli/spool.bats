@@ -23,7 +23,10 @@ setup() {
 }
 
 teardown() {
-    if mountpoint -q "$W/full" 2>/dev/null; then umount "$W/full"; fi
+    local m
+    for m in "$W/full" "$W/dbg"; do
+        if mountpoint -q "$m" 2>/dev/null; then umount -l "$m"; fi
+    done
 }
 
 # settings LINE...: the settings file holds these lines (and the spool).
@@ -285,6 +288,57 @@ EOF
     [ ! -s "$W/gcov/reset" ]
     run kpgo spool collect --timeout 0 --gcov-dir "$W/gcov"
     assert_failure 2
+}
+
+@test "collect: a time limit unmounts the debugfs the collection mounted" {
+    [ "$(id -u)" = 0 ] || skip "needs root to mount"
+    command -v cc >/dev/null || skip "needs a C compiler"
+    # This kernel's debugfs has no gcov folder, and none can be made in it:
+    # a stand-in mount(2) mounts a tmpfs with an empty gcov/ where kpgo
+    # mounts debugfs (kpgo's umount2 unmounts it as it would debugfs).
+    cc -shared -fPIC -o "$W/fake-debugfs.so" -x c - -ldl <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+typedef int (*mount_fn)(const char *, const char *, const char *, unsigned long, const void *);
+int mount(const char *src, const char *dst, const char *type, unsigned long flags, const void *data)
+{
+	mount_fn real = (mount_fn)dlsym(RTLD_NEXT, "mount");
+	char gcov[4096];
+
+	if (!type || strcmp(type, "debugfs"))
+		return real(src, dst, type, flags, data);
+	if (real("kpgo-test", dst, "tmpfs", flags, "size=64k"))
+		return -1;
+	snprintf(gcov, sizeof(gcov), "%s/gcov", dst);
+	return mkdir(gcov, 0755);
+}
+EOF
+    mkdir "$W/dbg"
+    kpgo spool init -q
+    # Another collection holds the lock: this one waits past its time limit.
+    exec {fd}>>"$SPOOL/collect.lock"
+    flock "$fd"
+    SECONDS=0
+    run env LD_PRELOAD="$W/fake-debugfs.so" ASAN_OPTIONS=verify_asan_link_order=0 \
+        "$KPGO" spool collect --timeout 1 --debugfs "$W/dbg"
+    exec {fd}>&-
+    assert_failure 1
+    assert_output "kpgo: collection timed out after 1 s; nothing was spooled"
+    [ "$SECONDS" -lt 5 ]
+    run mountpoint -q "$W/dbg"
+    assert_failure
+    [ -z "$(profiles)" ]
+    # The stand-in does mount: without the lock the collection finds gcov/ (empty).
+    run env LD_PRELOAD="$W/fake-debugfs.so" ASAN_OPTIONS=verify_asan_link_order=0 \
+        "$KPGO" spool collect --timeout 5 --debugfs "$W/dbg"
+    assert_success
+    assert_output --partial "no .gcda files found in '$W/dbg/gcov'"
+    run mountpoint -q "$W/dbg"
+    assert_failure
 }
 
 @test "collect --snapshot does nothing when snapshots are off" {

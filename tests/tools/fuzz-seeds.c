@@ -5,7 +5,7 @@
  * Usage: fuzz-seeds NAME DIR
  *
  * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
- * config, json, afdo-text, gcno, elf). The
+ * config, json, afdo-text, gcno, elf, store-index, spool-state). The
  * seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
@@ -306,6 +306,8 @@ static int seeds_config(void)
 		"KPGO_UPLOAD_COMMAND='rsync --timeout=60 {} farm::drop/'\nKPGO_SNAPSHOT_INTERVAL=off\n",
 		"KPGO_WORKLOAD=\"a\\\"b\"\nKPGO_FOO=1\r\n",
 		"# weights\nredis=3\n*=1\nidle=0\n",
+		"#\n# Automatically generated file; DO NOT EDIT.\nCONFIG_CC_VERSION_TEXT=\"gcc\"\n"
+		"CONFIG_GCOV_KERNEL=y\nCONFIG_GCOV_PROFILE_ALL=y\n# CONFIG_KCOV is not set",
 	};
 	char name[32];
 	size_t i;
@@ -524,6 +526,51 @@ static int seeds_elf(void)
 	return write_seed("object.o", &im, sizeof(im)) || write_seed("notes", notes, sizeof(notes));
 }
 
+/* The store's index as kpgo writes it, and with lines a reader sets aside. */
+static int seeds_store_index(void)
+{
+	static const char head[] = "# kpgo store index 2\n"
+				   "# sha256\trelease\tbuild_id\tarch\tgcov_version\tworkload\truns\t"
+				   "merged_profiles\twindow_end\tadded\tsum\n";
+	static const char good[] =
+		"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\t6.1.0-pgo-instr"
+		"\t3b9f0a17c2d4e6f8\tx86_64\tB22*\tredis\t1\t1\t2026-11-02T10:00:00Z"
+		"\t2026-11-02T10:05:00Z\t123456\n"
+		"a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f\t6.1.0-pgo-instr"
+		"\t3b9f0a17c2d4e6f8\tx86_64\tB22*\t\t3\t3\t2026-11-03T00:00:00Z"
+		"\t2026-11-03T00:00:01Z\t18446744073709551615\n";
+	static const char odd[] =
+		"a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f\t6.1.0\t\tx86_64"
+		"\tB13*\tidle\t1\t1\t\t\t0\n"
+		"A0B1\t6.1.0\t\tx86_64\tB13*\tidle\t1\t1\t\t\t0\n"
+		"a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f\t6.1.0\t\tx86_64"
+		"\tB13*\tidle\t1\t1\t\t\t0\n"
+		"a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f\t6.1.0\t\tx86_64"
+		"\tB13*\tidle\t-1\t1\t\t\n";
+	struct strbuf b = STRBUF_INIT;
+	int r;
+
+	r = strbuf_addstr(&b, head) || strbuf_addstr(&b, good) ? -ENOMEM : 0;
+	if (!r)
+		r = write_seed("index", b.buf, b.len);
+	if (!r)
+		r = write_seed("odd", odd, sizeof(odd) - 1);
+	strbuf_release(&b);
+	return r;
+}
+
+/* The spool's retry files: a profile's attempts and the upload's backoff. */
+static int seeds_spool_state(void)
+{
+	static const char item[] = "ATTEMPTS=3\nLAST_TRY=1793000000\n"
+				   "LAST_ERROR='rsync' exited with status 10\n";
+	static const char state[] = "FAILURES=1000000\nNEXT_TRY=9223372036854775807\n"
+				    "LAST_ERROR=\n";
+
+	return write_seed("item", item, sizeof(item) - 1) ||
+	       write_seed("state", state, sizeof(state) - 1);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -539,6 +586,8 @@ int main(int argc, char **argv)
 		{ "afdo-text", seeds_afdo_text },
 		{ "gcno", seeds_gcno },
 		{ "elf", seeds_elf },
+		{ "store-index", seeds_store_index },
+		{ "spool-state", seeds_spool_state },
 	};
 	size_t i;
 

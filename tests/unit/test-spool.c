@@ -57,6 +57,33 @@ static void test_backoff(void)
 	ok(kpgo_spool_backoff(3, 100) == 100, "a cap below the doubling");
 }
 
+static void test_retry_text(void)
+{
+	static const char item[] = "ATTEMPTS=3\nLAST_TRY=1793000000\nLAST_ERROR=a\tb\x1b[2J\n";
+	struct kpgo_spool_item it;
+	struct kpgo_spool_state st;
+	struct strbuf out = STRBUF_INIT;
+
+	is_int(kpgo_spool_retry_parse(item, strlen(item), &it), 0, "a retry file is read");
+	ok(it.attempts == 3 && it.last_try == 1793000000, "its attempts and last try");
+	is_str(it.last_error, "a b [2J", "control characters of its error read as blanks");
+	ok(kpgo_spool_retry_format(&it, &out) == 0 &&
+		   !strcmp(out.buf, "ATTEMPTS=3\nLAST_TRY=1793000000\nLAST_ERROR=a b [2J\n"),
+	   "and written back as read");
+	is_int(kpgo_spool_state_parse("FAILURES=99999999\nNEXT_TRY=5\n", 29, &st), 0,
+	       "a backoff state is read");
+	ok(st.failures == KPGO_SPOOL_FAILURES_MAX && st.next_try == 5, "failures capped");
+	is_int(kpgo_spool_state_parse("FAILURES=1\nNEXT_TRY=9223372036854775808\n", 40, &st),
+	       -EBADMSG, "a time past INT64_MAX is refused");
+	ok(st.failures == 0 && st.next_try == 0 && !st.last_error[0], "and is no state");
+	is_int(kpgo_spool_state_parse("FAILURES=1\0\nNEXT_TRY=2\n", 23, &st), -EBADMSG,
+	       "a NUL is refused");
+	is_int(kpgo_spool_state_parse("FAILURES=1", 10, &st), -EBADMSG,
+	       "so is a last line cut short");
+	is_int(kpgo_spool_state_parse("ATTEMPTS=1\n", 11, &st), -EBADMSG, "and another file's key");
+	strbuf_release(&out);
+}
+
 static int put(int dirfd, const char *name, const char *text)
 {
 	return kpgo_write_file_atomic_at(dirfd, name, text, strlen(text), 0644);
@@ -194,6 +221,7 @@ int main(void)
 		return 1;
 	test_names();
 	test_backoff();
+	test_retry_text();
 	test_spool();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd))
