@@ -51,7 +51,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libkpgo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KPGO_CFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
 
-$(B)/tests/%: tests/tools/%.c $(B)/libkpgo.a
+$(B)/tests/%: tests/tools/%.c $(wildcard tests/tools/*.h) $(B)/libkpgo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KPGO_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
 
@@ -400,11 +400,10 @@ kernel-tests: $(B)/kpgo
 # guest's image). See profiles-store/README.md.
 KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
 
+# (the installed linux-source-SERIES; tests/kernel/ksrc-unpack.sh, which
+# unpacks other versions from the archive for make bench-decay)
 $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
-	mkdir -p $(KPGO_BUILDDIR)/src
-	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
-	dpkg-query -W -f='$${Version}\n' linux-source-$(KSERIES) \
-		>$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/.kpgo-source-version
+	tests/kernel/ksrc-unpack.sh --series $(KSERIES) --dest $(KPGO_BUILDDIR)/src
 
 default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
 	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS) \
@@ -437,7 +436,7 @@ e2e: $(B)/kpgo workloads
 # BENCH_KERNELS, BENCH_PKG_PROFILE, BENCH_PKG_TREE, BENCH_CACHE_*,
 # BENCH_CACHES, BENCH_L1_PENALTY, BENCH_L2_PENALTY, BENCH_RESUME,
 # BENCH_CLANG, BENCH_OUT, KPGO_ACCEL, JOBS; see tests/bench/bench-kernel.sh.
-$(B)/tests/bench-report: LIBS += -lm
+$(B)/tests/bench-report $(B)/tests/decay-report: LIBS += -lm
 
 bench-kernel: $(B)/kpgo workloads $(B)/tests/bench-report $(KSRC)/Makefile
 	KPGO=$(CURDIR)/$(B)/kpgo KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench \
