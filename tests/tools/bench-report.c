@@ -137,7 +137,7 @@ static bool is_count_mode(const char *mode)
 	return !strcmp(mode, "icount") || cache_label(mode);
 }
 
-static void parse_row(char **f, size_t lineno)
+static void parse_row(char **f, const char *path, size_t lineno, void *arg)
 {
 	static const char *names[] = { "mode", "round", "kernel", "mix", "workload" };
 	struct row r = { 0 };
@@ -145,23 +145,24 @@ static void parse_row(char **f, size_t lineno)
 	char *end;
 	size_t i;
 
+	(void)arg;
 	for (i = 0; i < 5; i++)
 		if (!is_name(f[i]))
-			die("'%s' line %zu: bad %s '%s'", input_name, lineno, names[i], f[i]);
+			die("'%s' line %zu: bad %s '%s'", path, lineno, names[i], f[i]);
 	if (!is_name(f[7]))
-		die("'%s' line %zu: bad accel '%s'", input_name, lineno, f[7]);
+		die("'%s' line %zu: bad accel '%s'", path, lineno, f[7]);
 	if (strcmp(f[0], "wall") && strcmp(f[0], "icount") && !cache_label(f[0]))
-		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", input_name,
-		    lineno, f[0]);
+		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", path, lineno,
+		    f[0]);
 	if (kpgo_parse_u64(f[1], &round) || round == 0 || round > 1000000)
-		die("'%s' line %zu: bad round '%s'", input_name, lineno, f[1]);
+		die("'%s' line %zu: bad round '%s'", path, lineno, f[1]);
 	if (kpgo_parse_u64(f[5], &r.ops) || r.ops == 0)
-		die("'%s' line %zu: bad operation count '%s'", input_name, lineno, f[5]);
+		die("'%s' line %zu: bad operation count '%s'", path, lineno, f[5]);
 	errno = 0;
 	r.seconds = strtod(f[6], &end);
 	if (errno || end == f[6] || *end || !isfinite(r.seconds) || r.seconds < 0 ||
 	    (r.seconds == 0 && !cache_label(f[0])))
-		die("'%s' line %zu: bad seconds '%s'", input_name, lineno, f[6]);
+		die("'%s' line %zu: bad seconds '%s'", path, lineno, f[6]);
 	r.mode = xstrdup(f[0]);
 	r.round = (unsigned long)round;
 	r.kernel = xstrdup(f[2]);
@@ -175,38 +176,9 @@ static void parse_row(char **f, size_t lineno)
 static void read_results(const char *path)
 {
 	static const char header[] = "mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel";
-	struct strbuf sb = STRBUF_INIT;
-	char *line, *f[NFIELDS];
-	size_t lineno = 0;
-	int r;
 
 	input_name = path;
-	r = kpgo_read_file(path, &sb, MAX_INPUT);
-	if (r)
-		die("cannot read '%s': %s", path, strerror(-r));
-	if (memchr(sb.buf, '\0', sb.len))
-		die("'%s': not a text file", path);
-	line = sb.buf;
-	while (*line) {
-		char *nl = strchr(line, '\n');
-
-		if (!nl)
-			die("'%s' line %zu: no newline at the end", path, lineno + 1);
-		*nl = '\0';
-		lineno++;
-		if (lineno == 1) {
-			if (strcmp(line, header))
-				die("'%s': the first line is not the header '%s'", path, header);
-		} else if (!split(line, f, NFIELDS)) {
-			die("'%s' line %zu: not %d tab-separated fields", path, lineno, NFIELDS);
-		} else {
-			parse_row(f, lineno);
-		}
-		line = nl + 1;
-	}
-	strbuf_release(&sb);
-	if (lineno == 0)
-		die("'%s' is empty", path);
+	read_tsv(path, MAX_INPUT, header, NFIELDS, parse_row, NULL);
 	if (nrows == 0)
 		die("'%s' has no results", path);
 }
@@ -771,7 +743,6 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 	struct strbuf sb = STRBUF_INIT;
 	size_t nother = kernels->n - 1, i, j, maxw = 0;
 	double width, height, lo, hi;
-	int r;
 
 	for (i = 0; i < np; i++)
 		if (panels[i].workloads.n > maxw)
@@ -812,9 +783,7 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">line: min–max</text>\n", width - 140,
 	    76 + 18 * (double)i);
 	out(&sb, "</svg>\n");
-	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
-	if (r)
-		die("cannot write '%s': %s", path, strerror(-r));
+	write_out(path, &sb);
 	strbuf_release(&sb);
 }
 
@@ -830,7 +799,6 @@ static void write_medians(const char *path, const struct kpgo_strlist *kernels)
 	struct kpgo_strlist modes = { 0 }, mixes = { 0 }, workloads = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, j, w, k;
-	int r;
 
 	out(&sb, "mode\tmix\tworkload\tkernel\tn\tmedian\tmin\tmax\n");
 	distinct(&modes, offsetof(struct row, mode), NULL, NULL);
@@ -860,9 +828,7 @@ static void write_medians(const char *path, const struct kpgo_strlist *kernels)
 			key.workload = NULL;
 		}
 	}
-	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
-	if (r)
-		die("cannot write '%s': %s", path, strerror(-r));
+	write_out(path, &sb);
 	strbuf_release(&sb);
 	kpgo_strlist_clear(&modes);
 	kpgo_strlist_clear(&mixes);
@@ -1001,14 +967,7 @@ int main(int argc, char **argv)
 		write_svg(svg, panels, np, &kernels);
 	if (medians)
 		write_medians(medians, &kernels);
-	if (output) {
-		int r = kpgo_write_file_atomic(output, md.buf, md.len, 0644);
-
-		if (r)
-			die("cannot write '%s': %s", output, strerror(-r));
-	} else if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout)) {
-		die("cannot write the report: %s", strerror(errno));
-	}
+	write_out(output, &md);
 	for (i = 0; i < np; i++) {
 		free(panels[i].mix);
 		kpgo_strlist_clear(&panels[i].workloads);

@@ -2,12 +2,14 @@
 /*
  * What the benchmark report tools (bench-report.c, decay-report.c) share:
  * failing with one message, allocation that cannot fail, a strbuf
- * printf, tab-separated fields, the median, and SVG text and grid steps.
+ * printf, tab-separated files, writing the outputs, the median's compare,
+ * and SVG text and grid steps.
  * Each tool defines BENCH_TOOL (its name, the messages' prefix) first.
  */
 #ifndef KPGO_BENCH_UTIL_H
 #define KPGO_BENCH_UTIL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "util.h"
 
 #ifndef BENCH_TOOL
 #error "define BENCH_TOOL (the tool's name) before including bench-util.h"
@@ -83,6 +86,65 @@ static inline bool split(char *line, char **f, size_t n)
 		line = tab + 1;
 	}
 	return i == n;
+}
+
+/*
+ * Calls @fn for each line after the header of the tab-separated text file
+ * @path (at most @max bytes), split into exactly @n fields (at most 16);
+ * the first line must be @header. Dies on anything else.
+ */
+static inline void read_tsv(const char *path, size_t max, const char *header, size_t n,
+			    void (*fn)(char **f, const char *path, size_t lineno, void *arg),
+			    void *arg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *f[16];
+	size_t lineno = 0;
+	int r;
+
+	if (n > sizeof(f) / sizeof(f[0]))
+		die("read_tsv: %zu fields", n);
+	r = kpgo_read_file(path, &sb, max);
+	if (r)
+		die("cannot read '%s': %s", path, strerror(-r));
+	if (memchr(sb.buf, '\0', sb.len))
+		die("'%s': not a text file", path);
+	line = sb.buf;
+	while (*line) {
+		char *nl = strchr(line, '\n');
+
+		if (!nl)
+			die("'%s' line %zu: no newline at the end", path, lineno + 1);
+		*nl = '\0';
+		lineno++;
+		if (lineno == 1) {
+			if (strcmp(line, header))
+				die("'%s': the first line is not the header '%s'", path, header);
+		} else if (!split(line, f, n)) {
+			die("'%s' line %zu: not %zu tab-separated fields", path, lineno, n);
+		} else {
+			fn(f, path, lineno, arg);
+		}
+		line = nl + 1;
+	}
+	strbuf_release(&sb);
+	if (lineno == 0)
+		die("'%s' is empty", path);
+}
+
+/* @sb to the file @path (atomically), or to stdout when @path is NULL. */
+static inline void write_out(const char *path, const struct strbuf *sb)
+{
+	int r;
+
+	if (!path) {
+		if (fwrite(sb->buf, 1, sb->len, stdout) != sb->len || fflush(stdout))
+			die("cannot write the report: %s", strerror(errno));
+		return;
+	}
+	r = kpgo_write_file_atomic(path, sb->buf, sb->len, 0644);
+	if (r)
+		die("cannot write '%s': %s", path, strerror(-r));
 }
 
 static inline int cmp_double(const void *a, const void *b)

@@ -140,46 +140,6 @@ static bool upstream_of(const char *version, char *series, size_t size, long *su
 	return true;
 }
 
-/*
- * Calls @fn for each line after the header of the tab-separated file
- * @path, split into @n fields; the header must be @header.
- */
-static void read_tsv(const char *path, const char *header, size_t n,
-		     void (*fn)(char **f, const char *path, size_t lineno, void *arg), void *arg)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *line, *f[MEDIAN_FIELDS > PAIR_FIELDS ? MEDIAN_FIELDS : PAIR_FIELDS];
-	size_t lineno = 0;
-	int r;
-
-	r = kpgo_read_file(path, &sb, MAX_INPUT);
-	if (r)
-		die("cannot read '%s': %s", path, strerror(-r));
-	if (memchr(sb.buf, '\0', sb.len))
-		die("'%s': not a text file", path);
-	line = sb.buf;
-	while (*line) {
-		char *nl = strchr(line, '\n');
-
-		if (!nl)
-			die("'%s' line %zu: no newline at the end", path, lineno + 1);
-		*nl = '\0';
-		lineno++;
-		if (lineno == 1) {
-			if (strcmp(line, header))
-				die("'%s': the first line is not the header '%s'", path, header);
-		} else if (!split(line, f, n)) {
-			die("'%s' line %zu: not %zu tab-separated fields", path, lineno, n);
-		} else {
-			fn(f, path, lineno, arg);
-		}
-		line = nl + 1;
-	}
-	strbuf_release(&sb);
-	if (lineno == 0)
-		die("'%s' is empty", path);
-}
-
 struct medians {
 	struct median *m;
 	size_t n;
@@ -246,7 +206,7 @@ static void pair_gains(struct pair *p, const char *path)
 	struct medians ms = { 0 };
 	size_t i, j, k;
 
-	read_tsv(path, header, MEDIAN_FIELDS, parse_median, &ms);
+	read_tsv(path, MAX_INPUT, header, MEDIAN_FIELDS, parse_median, &ms);
 	for (i = 0; i < ms.n; i++) {
 		const char *mix = ms.m[i].mix;
 		double lb = 0, lf = 0, lp = 0;
@@ -466,7 +426,6 @@ static void write_tsv(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, j, k;
-	int r;
 
 	out(&sb, "profile\tbuilt\tkernel\tmix\treleases_apart\tdays_apart\tworkloads\tbaseline\t"
 		 "fresh\tprofile_insns\tgain_kept");
@@ -499,9 +458,7 @@ static void write_tsv(const char *path)
 			out(&sb, "\n");
 		}
 	}
-	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
-	if (r)
-		die("cannot write '%s': %s", path, strerror(-r));
+	write_out(path, &sb);
 	strbuf_release(&sb);
 }
 
@@ -589,7 +546,6 @@ static void write_svg(const char *path, const struct kpgo_strlist *mixes)
 	struct strbuf sb = STRBUF_INIT;
 	double ylo = 0, yhi = 100, width = LEFT + 2 * PANEL_W + GAP + 150;
 	size_t i, j;
-	int r;
 
 	for (i = 0; i < npairs; i++)
 		for (j = 0; j < pairs[i].ngains; j++) {
@@ -626,9 +582,7 @@ static void write_svg(const char *path, const struct kpgo_strlist *mixes)
 	out(&sb, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">across series</text>\n", width - 120,
 	    (double)TOP + 14 + 18 * (double)mixes->n);
 	out(&sb, "</svg>\n");
-	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
-	if (r)
-		die("cannot write '%s': %s", path, strerror(-r));
+	write_out(path, &sb);
 	strbuf_release(&sb);
 }
 
@@ -675,7 +629,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	read_tsv(argv[optind], header, PAIR_FIELDS, parse_pair, NULL);
+	read_tsv(argv[optind], MAX_INPUT, header, PAIR_FIELDS, parse_pair, NULL);
 	if (!npairs)
 		die("'%s' has no pairs", argv[optind]);
 	all_mixes(&mixes);
@@ -695,14 +649,7 @@ int main(int argc, char **argv)
 		write_tsv(tsv);
 	if (svg)
 		write_svg(svg, &mixes);
-	if (output) {
-		int r = kpgo_write_file_atomic(output, md.buf, md.len, 0644);
-
-		if (r)
-			die("cannot write '%s': %s", output, strerror(-r));
-	} else if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout)) {
-		die("cannot write the report: %s", strerror(errno));
-	}
+	write_out(output, &md);
 	strbuf_release(&md);
 	kpgo_strlist_clear(&headers);
 	kpgo_strlist_clear(&mixes);
