@@ -443,7 +443,26 @@ bench-kernel: $(B)/kpgo workloads $(B)/tests/bench-report $(KSRC)/Makefile
 		BENCH_REPORT=$(CURDIR)/$(B)/tests/bench-report KPGO_KSRC=$(KSRC) \
 		JOBS=$(JOBS) tests/bench/bench-kernel.sh
 
-.PHONY: bench-kernel
+# The profile's decay across Debian's real releases (tests/bench/bench-decay.sh,
+# docs/BENCHMARKS.md "Profile decay across releases"): linux-source-6.1 of
+# DECAY_RELEASES and linux-source-6.12 DECAY_JUMP from the archive, each
+# release's instrumented kernel trained (bench-kernel.sh BENCH_TRAIN_ONLY=1),
+# the newest built with every older profile, 6.12 with a 6.1 one, icount
+# boots against each release's own baseline and fresh profile; kpgo report
+# --json of each, then decay-report's table and plot of the gain kept
+# against releases and days apart. Root only; about 4-5 hours on 2 cores
+# (small config). Writes build/bench-decay/CONFIG/{decay.md,decay.tsv,
+# decay.svg}. Settings: KPGO_CONFIG (small; debian-cloud), DECAY_RELEASES,
+# DECAY_JUMP, DECAY_JUMP_PROFILES (newest, oldest, all), DECAY_ROUNDS (3),
+# DECAY_MIXES (train,heldout), DECAY_SCALE, DECAY_OUT, BENCH_DRY_RUN=1 (the
+# plan only: what is downloaded, built, reused, trained and booted),
+# BENCH_RESUME, BENCH_TIMEOUT, BENCH_CACHE, KPGO_ACCEL, JOBS.
+bench-decay: $(B)/kpgo workloads $(B)/tests/bench-report $(B)/tests/decay-report
+	KPGO=$(CURDIR)/$(B)/kpgo KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench \
+		BENCH_REPORT=$(CURDIR)/$(B)/tests/bench-report DECAY_REPORT=$(CURDIR)/$(B)/tests/decay-report \
+		DECAY_CONFIG=$(or $(KPGO_CONFIG),small) JOBS=$(JOBS) tests/bench/bench-decay.sh
+
+.PHONY: bench-kernel bench-decay
 
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo

@@ -218,8 +218,10 @@ for spec in "${extra_specs[@]}"; do
 	bench | pkg | instr) die "BENCH_EXTRA_PROFILES: the name '$name' is taken (pgo-$name is another tree)" ;;
 	esac
 	[ -z "${extra_profile[pgo-$name]:-}" ] || die "BENCH_EXTRA_PROFILES names '$name' twice"
-	[ -r "$file" ] || die "cannot read the profile '$file' of BENCH_EXTRA_PROFILES"
-	extra_profile[pgo-$name]=$(readlink -f "$file")
+	# (a dry run may name profiles that the run before it will make)
+	[ -r "$file" ] || [ "${BENCH_DRY_RUN:-0}" = 1 ] ||
+		die "cannot read the profile '$file' of BENCH_EXTRA_PROFILES"
+	extra_profile[pgo-$name]=$(readlink -m "$file")
 	kernels+=("pgo-$name")
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad JOBS '$jobs'"
@@ -281,7 +283,10 @@ if [ "$dry_run" = 1 ]; then
 		case $k in
 		pgo) d=$ksrc/pgo-bench what="the profile trained above" ;;
 		pgo-pkg) d=$pkg_tree what="profile $pkg_profile" ;;
-		pgo-*) d=$ksrc/$k what="profile ${extra_profile[$k]}, --min-applied $min_applied_extra" ;;
+		pgo-*)
+			d=$ksrc/$k what="profile ${extra_profile[$k]}, --min-applied $min_applied_extra"
+			[ -r "${extra_profile[$k]}" ] || what+=", not made yet"
+			;;
 		*) d=$ksrc/$k what="no profile" ;;
 		esac
 		printf '  build %s in %s (%s; %s)\n' "$k" "$d" "$what" "$(before "$d/kpgo-inputs")"
