@@ -51,7 +51,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libkpgo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KPGO_CFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
 
-$(B)/tests/%: tests/tools/%.c $(B)/libkpgo.a
+$(B)/tests/%: tests/tools/%.c $(wildcard tests/tools/*.h) $(B)/libkpgo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KPGO_CFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(B)/libkpgo.a $(LIBS)
 
@@ -400,11 +400,10 @@ kernel-tests: $(B)/kpgo
 # guest's image). See profiles-store/README.md.
 KSRC := $(or $(KPGO_KSRC),$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES))
 
+# (the installed linux-source-SERIES; tests/kernel/ksrc-unpack.sh, which
+# unpacks other versions from the archive for make bench-decay)
 $(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/Makefile:
-	mkdir -p $(KPGO_BUILDDIR)/src
-	tar -xJf /usr/src/linux-source-$(KSERIES).tar.xz -C $(KPGO_BUILDDIR)/src
-	dpkg-query -W -f='$${Version}\n' linux-source-$(KSERIES) \
-		>$(KPGO_BUILDDIR)/src/linux-source-$(KSERIES)/.kpgo-source-version
+	tests/kernel/ksrc-unpack.sh --series $(KSERIES) --dest $(KPGO_BUILDDIR)/src
 
 default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
 	hooks/build/kpgo-kbuild --src $(KSRC) --flavour pgo-instr --kpgo $(CURDIR)/$(B)/kpgo --jobs $(JOBS) \
@@ -437,14 +436,33 @@ e2e: $(B)/kpgo workloads
 # BENCH_KERNELS, BENCH_PKG_PROFILE, BENCH_PKG_TREE, BENCH_CACHE_*,
 # BENCH_CACHES, BENCH_L1_PENALTY, BENCH_L2_PENALTY, BENCH_RESUME,
 # BENCH_CLANG, BENCH_OUT, KPGO_ACCEL, JOBS; see tests/bench/bench-kernel.sh.
-$(B)/tests/bench-report: LIBS += -lm
+$(B)/tests/bench-report $(B)/tests/decay-report: LIBS += -lm
 
 bench-kernel: $(B)/kpgo workloads $(B)/tests/bench-report $(KSRC)/Makefile
 	KPGO=$(CURDIR)/$(B)/kpgo KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench \
 		BENCH_REPORT=$(CURDIR)/$(B)/tests/bench-report KPGO_KSRC=$(KSRC) \
 		JOBS=$(JOBS) tests/bench/bench-kernel.sh
 
-.PHONY: bench-kernel
+# The profile's decay across Debian's real releases (tests/bench/bench-decay.sh,
+# docs/BENCHMARKS.md "Profile decay across releases"): linux-source-6.1 of
+# DECAY_RELEASES and linux-source-6.12 DECAY_JUMP from the archive, each
+# release's instrumented kernel trained (bench-kernel.sh BENCH_TRAIN_ONLY=1),
+# the newest built with every older profile, 6.12 with a 6.1 one, icount
+# boots against each release's own baseline and fresh profile; kpgo report
+# --json of each, then decay-report's table and plot of the gain kept
+# against releases and days apart. Root only; about 4-5 hours on 2 cores
+# (small config). Writes build/bench-decay/CONFIG/{decay.md,decay.tsv,
+# decay.svg}. Settings: KPGO_CONFIG (small; debian-cloud), DECAY_RELEASES,
+# DECAY_JUMP, DECAY_JUMP_PROFILES (newest, oldest, all), DECAY_ROUNDS (3),
+# DECAY_MIXES (train,heldout), DECAY_SCALE, DECAY_OUT, BENCH_DRY_RUN=1 (the
+# plan only: what is downloaded, built, reused, trained and booted),
+# BENCH_RESUME, BENCH_TIMEOUT, BENCH_CACHE, KPGO_ACCEL, JOBS.
+bench-decay: $(B)/kpgo workloads $(B)/tests/bench-report $(B)/tests/decay-report
+	KPGO=$(CURDIR)/$(B)/kpgo KPGO_BENCH_BIN=$(CURDIR)/$(B)/bench \
+		BENCH_REPORT=$(CURDIR)/$(B)/tests/bench-report DECAY_REPORT=$(CURDIR)/$(B)/tests/decay-report \
+		DECAY_CONFIG=$(or $(KPGO_CONFIG),small) JOBS=$(JOBS) tests/bench/bench-decay.sh
+
+.PHONY: bench-kernel bench-decay
 
 # --- install -----------------------------------------------------------
 install: $(B)/kpgo

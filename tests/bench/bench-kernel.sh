@@ -60,7 +60,7 @@
 # disk image with snapshot=on (each boot starts from the same state).
 #
 # Writes to BENCH_OUT: results.tsv (every result of every boot), report.md,
-# ratios.svg, builds.tsv (release, sizes and profile of each kernel),
+# ratios.svg, medians.tsv (each median as data), builds.tsv (release, sizes and profile of each kernel),
 # train.kpgo (the profile), logs/ (builds, consoles). Root only (the image
 # is unpacked with its owners).
 #
@@ -81,6 +81,23 @@
 #   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
 #                             two pgo-pkg builds (two profiles, or two kpgo
 #                             versions' flags) kept side by side
+#   BENCH_EXTRA_PROFILES="NAME=FILE.kpgo ..."   more pgo kernels, one per
+#                             profile (another release's, an older one):
+#                             kernel pgo-NAME in KSRC/pgo-NAME, booted with
+#                             the others (tests/bench/bench-decay.sh)
+#   BENCH_MIN_APPLIED_EXTRA=0   their --min-applied (a stale profile may
+#                             apply little: that is what is measured)
+#   BENCH_TRAIN_ONLY=1        build the instrumented kernel, train it into
+#                             BENCH_OUT/train.kpgo and stop (no other
+#                             kernel, no benchmark boot)
+#   BENCH_DRY_RUN=1           print what would be built, reused, trained and
+#                             booted, and stop
+#   BENCH_CONFIG=small        the kernels' config: small
+#                             (hooks/build/kconfig/small.config) or
+#                             debian-cloud (Debian's cloud-amd64 config of
+#                             the tree's series, from linux-config-SERIES,
+#                             with tests/bench/guest/boot.config on top: the
+#                             guest boots without an initramfs)
 #   BENCH_CACHE_ROUNDS=1      boots of each kernel in mode cache
 #   BENCH_CACHE_SCALE=0.2     their operation counts (and twice these)
 #   BENCH_CACHES="l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64"
@@ -103,6 +120,8 @@
 #                             built or reused by hooks/build/kpgo-kbuild
 #   BENCH_CACHE=build/e2e-cache   the Debian image archive, shared with
 #                             make e2e (tests/e2e/rootfs.sh)
+#   BENCH_IMAGE_DIR=BENCH_OUT  where the guest's disk image is made (one
+#                             directory may serve several runs' BENCH_OUT)
 #   KPGO_KSRC                 the kernel source tree (default: Debian's
 #                             linux-source-6.1 unpacked in build/kernel/src)
 #   KPGO_ACCEL=kvm|tcg        wall mode's accelerator (default: probed)
@@ -127,11 +146,16 @@ note() {
 rounds=${BENCH_ROUNDS:-5}
 scale_in=${BENCH_SCALE:-1}
 read -r -a modes <<<"${BENCH_MODES:-wall icount}"
-read -r -a kernels <<<"${BENCH_KERNELS:-baseline o3 pgo clang-lto clang-lto-pgo}"
+kernels_in=${BENCH_KERNELS:-baseline o3 pgo clang-lto clang-lto-pgo}
+read -r -a kernels <<<"$kernels_in"
 mixes=${BENCH_MIXES:-train,heldout,foreign}
 pkg_profile=$(readlink -m "${BENCH_PKG_PROFILE:-$top/profiles-store/6.1/small.kpgo}")
 cache_rounds=${BENCH_CACHE_ROUNDS:-1}
 pkg_tree_in=${BENCH_PKG_TREE:-}
+read -r -a extra_specs <<<"${BENCH_EXTRA_PROFILES:-}"
+min_applied_extra=${BENCH_MIN_APPLIED_EXTRA:-0}
+train_only=${BENCH_TRAIN_ONLY:-0}
+config=${BENCH_CONFIG:-small}
 cache_scale_in=${BENCH_CACHE_SCALE:-0.2}
 read -r -a caches <<<"${BENCH_CACHES:-l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64}"
 l1_penalty=${BENCH_L1_PENALTY:-14}
@@ -143,6 +167,7 @@ min_applied_clang=${BENCH_MIN_APPLIED_CLANG:-50}
 clang=${BENCH_CLANG:-clang-16}
 boot_timeout=${BENCH_TIMEOUT:-1800}
 cache=$(readlink -m "${BENCH_CACHE:-$top/build/e2e-cache}")
+image_dir=$(readlink -m "${BENCH_IMAGE_DIR:-$out}")
 ksrc=$(readlink -m "${KPGO_KSRC:-${KPGO_BUILDDIR:-$top/build/kernel}/src/linux-source-6.1}")
 jobs=${JOBS:-$(nproc)}
 kpgo=${KPGO:-$top/build/kpgo}
@@ -176,6 +201,29 @@ train_scale=$(permille "$train_scale_in") || die "bad BENCH_TRAIN_SCALE '$train_
 [[ $min_applied_clang =~ ^([0-9]|[1-9][0-9]|100)$ ]] ||
 	die "bad BENCH_MIN_APPLIED_CLANG '$min_applied_clang' (0 to 100)"
 [[ $boot_timeout =~ ^[1-9][0-9]*$ ]] || die "bad BENCH_TIMEOUT '$boot_timeout'"
+[[ $min_applied_extra =~ ^([0-9]|[1-9][0-9]|100)$ ]] ||
+	die "bad BENCH_MIN_APPLIED_EXTRA '$min_applied_extra' (0 to 100)"
+[[ $train_only =~ ^[01]$ ]] || die "bad BENCH_TRAIN_ONLY '$train_only' (0 or 1)"
+case $config in
+small | debian-cloud) ;;
+*) die "unknown BENCH_CONFIG '$config' (small or debian-cloud)" ;;
+esac
+# the extra profiles' kernels: pgo-NAME, after those of BENCH_KERNELS
+declare -A extra_profile=()
+for spec in "${extra_specs[@]}"; do
+	name=${spec%%=*} file=${spec#*=}
+	[[ $spec == *=* && $name =~ ^[A-Za-z0-9][-A-Za-z0-9._+]*$ ]] ||
+		die "bad BENCH_EXTRA_PROFILES entry '$spec' (NAME=FILE.kpgo, NAME of letters, digits and -._+)"
+	case $name in
+	bench | pkg | instr) die "BENCH_EXTRA_PROFILES: the name '$name' is taken (pgo-$name is another tree)" ;;
+	esac
+	[ -z "${extra_profile[pgo-$name]:-}" ] || die "BENCH_EXTRA_PROFILES names '$name' twice"
+	# (a dry run may name profiles that the run before it will make)
+	[ -r "$file" ] || [ "${BENCH_DRY_RUN:-0}" = 1 ] ||
+		die "cannot read the profile '$file' of BENCH_EXTRA_PROFILES"
+	extra_profile[pgo-$name]=$(readlink -m "$file")
+	kernels+=("pgo-$name")
+done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad JOBS '$jobs'"
 [ "${#modes[@]}" -gt 0 ] || die "BENCH_MODES is empty (wall, icount or both)"
 for m in "${modes[@]}"; do
@@ -189,10 +237,12 @@ for k in "${kernels[@]}"; do
 	case $k in
 	baseline) has_baseline=true ;;
 	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo) ;;
-	*) die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo)" ;;
+	*) [ -n "${extra_profile[$k]:-}" ] || die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo)" ;;
 	esac
 done
-if ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
+if [ "$train_only" = 1 ]; then
+	kernels=()
+elif ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
 	die "BENCH_KERNELS must name baseline and at least one other kernel"
 fi
 
@@ -207,13 +257,70 @@ file -L "$busybox" | grep -q 'statically linked' || die "'$busybox' is not stati
 for w in wl-micro wl-syscall wl-pipe wl-fork wl-file wl-socket; do
 	[ -x "$bench/$w" ] || die "no workload program '$bench/$w' (make workloads)"
 done
-[ -f "$ksrc/Makefile" ] || die "no kernel source tree at '$ksrc' (make unpacks it)"
+dry_run=${BENCH_DRY_RUN:-0}
+[[ $dry_run =~ ^[01]$ ]] || die "bad BENCH_DRY_RUN '$dry_run' (0 or 1)"
+[ -f "$ksrc/Makefile" ] || [ "$dry_run" = 1 ] || die "no kernel source tree at '$ksrc' (make unpacks it)"
 pkg_tree=$(readlink -m "${pkg_tree_in:-$ksrc/pgo-pkg}")
 [ "$(dirname "$pkg_tree")" = "$ksrc" ] || die "BENCH_PKG_TREE '$pkg_tree' is not directly inside '$ksrc'"
+
+# BENCH_DRY_RUN=1: what a run would build, reuse and boot; nothing done.
+# A tree or profile made before is reused when its inputs are the same
+# (kpgo-kbuild and the training step decide that when they run).
+if [ "$dry_run" = 1 ]; then
+	before() { if [ -e "$1" ]; then echo "made before: reused if its inputs are the same"; else echo new; fi; }
+	printf '%s: plan (BENCH_DRY_RUN=1): source %s, config %s, out %s\n' "$prog" "$ksrc" "$config" "$out"
+	[ -f "$ksrc/Makefile" ] || printf '  source: not unpacked yet\n'
+	if [ "$train_only" = 1 ] || printf '%s\n' "${kernels[@]}" | grep -qx -e pgo -e clang-lto-pgo; then
+		if [ -n "${BENCH_INSTR:-}" ]; then
+			printf '  instrumented kernel: %s as it is (BENCH_INSTR)\n' "$BENCH_INSTR"
+		else
+			printf '  build pgo-instr in %s (%s)\n' "$ksrc/pgo-instr" "$(before "$ksrc/pgo-instr/kpgo-inputs")"
+		fi
+		printf '  train: profile %s (%s), training mix at BENCH_TRAIN_SCALE=%s\n' "$out/train.kpgo" \
+			"$(before "$out/train.kpgo")" "$train_scale_in"
+	fi
+	for k in "${kernels[@]}"; do
+		case $k in
+		pgo) d=$ksrc/pgo-bench what="the profile trained above" ;;
+		pgo-pkg) d=$pkg_tree what="profile $pkg_profile" ;;
+		pgo-*)
+			d=$ksrc/$k what="profile ${extra_profile[$k]}, --min-applied $min_applied_extra"
+			[ -r "${extra_profile[$k]}" ] || what+=", not made yet"
+			;;
+		*) d=$ksrc/$k what="no profile" ;;
+		esac
+		printf '  build %s in %s (%s; %s)\n' "$k" "$d" "$what" "$(before "$d/kpgo-inputs")"
+	done
+	if [ "$train_only" = 1 ]; then
+		printf '  then stop (BENCH_TRAIN_ONLY=1): no benchmark boot\n'
+	else
+		printf '  boots: %s rounds of %s in modes %s, mixes %s, scale %s\n' "$rounds" \
+			"${#kernels[@]} kernels" "${modes[*]}" "$mixes" "$scale_in"
+	fi
+	exit 0
+fi
 
 logs=$out/logs
 mkdir -p "$out" "$logs"
 t_all=$SECONDS
+
+# The base config of every kernel (kpgo-kbuild's --config): the small
+# config by default; Debian's cloud config as kpgo plan finds it, with
+# what the guest needs built in (no initramfs: virtio-pci, virtio-blk, 9p)
+# after it (a later line overrides an earlier one; olddefconfig settles it)
+kbuild_config=()
+if [ "$config" = debian-cloud ]; then
+	series=$(sed -n 's/^VERSION = //p; s/^PATCHLEVEL = //p' "$ksrc/Makefile" | paste -sd.)
+	cfg=$("$kpgo" plan --series "$series" --src "$ksrc" --config debian-cloud \
+		--kconfig-dir "$top/hooks/build/kconfig" | sed -n 's/^KPGO_CONFIG_FILE=//p')
+	[ -r "$cfg" ] || die "no Debian cloud config for $series ('$cfg'; install linux-config-$series)"
+	{
+		xz -dcf "$cfg"
+		cat "$here/guest/boot.config"
+	} >"$out/base.config.new"
+	mv "$out/base.config.new" "$out/base.config"
+	kbuild_config=(--config "$out/base.config" --full-config)
+fi
 
 # --- kernels ------------------------------------------------------------
 
@@ -236,7 +343,7 @@ kbuild() {
 	shift
 	dir=$(tree "$k")
 	note "kernel $k in $dir (log: $logs/build-$k.log)"
-	"$kbuild" --src "$ksrc" --out "$dir" --kpgo "$kpgo" --jobs "$jobs" "$@" \
+	"$kbuild" --src "$ksrc" --out "$dir" --kpgo "$kpgo" --jobs "$jobs" "${kbuild_config[@]}" "$@" \
 		>"$logs/build-$k.log" 2>&1 || {
 		tail -5 "$logs/build-$k.log" >&2
 		die "building the $k kernel failed; see $logs/build-$k.log"
@@ -248,6 +355,7 @@ kbuild() {
 # their releases end in -clang.
 clang_opts=(--toolchain clang --cc "$clang" --localversion -clang)
 want_pgo=false want_clang=false
+[ "$train_only" = 0 ] || want_pgo=true
 for k in "${kernels[@]}"; do
 	case $k in
 	pgo) want_pgo=true ;;
@@ -279,12 +387,16 @@ for k in "${kernels[@]}"; do
 		[ -r "$pkg_profile" ] || die "cannot read BENCH_PKG_PROFILE '$pkg_profile'"
 		kbuild "$k" --flavour pgo --profile "$pkg_profile" --min-applied 50
 		;;
+	pgo-*)
+		[ -z "${extra_profile[$k]:-}" ] ||
+			kbuild "$k" --flavour pgo --profile "${extra_profile[$k]}" --min-applied "$min_applied_extra"
+		;;
 	esac
 done
 
 # --- image ----------------------------------------------------------------
 
-disk=$("$here/guest-image.sh" --out "$out" --kpgo "$kpgo" --bench "$bench" --cache "$cache" \
+disk=$("$here/guest-image.sh" --out "$image_dir" --kpgo "$kpgo" --bench "$bench" --cache "$cache" \
 	--log "$logs/image.log") || die "making the guest's image failed; see $logs/image.log"
 # the Debian root in it (cached by rootfs.sh: named by its inputs)
 rootfs_tar=$("$top/tests/e2e/rootfs.sh" --cache "$cache" --extra "$here/guest/bench.packages" 2>>"$logs/image.log") ||
@@ -372,6 +484,10 @@ if $want_pgo; then
 		printf '%s\n' "$train_id" >"$out/train.inputs"
 		rm -rf "$out/train"
 	fi
+	if [ "$train_only" = 1 ]; then
+		note "profile: $out/train.kpgo (BENCH_TRAIN_ONLY=1: no other kernel, no benchmark boot)"
+		exit 0
+	fi
 	for k in "${kernels[@]}"; do
 		case $k in
 		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
@@ -399,6 +515,8 @@ fi
 			prof="bench-train ($out/train.kpgo): $prof"
 		elif [ "$k" = pgo-pkg ]; then
 			prof="default (${pkg_profile#"$top"/}, sha256 $(sha256sum <"$pkg_profile" | cut -c1-12)): $(sed -n 's/^verdict: //p' "$d/pgo-report")"
+		elif [ -n "${extra_profile[$k]:-}" ]; then
+			prof="${k#pgo-} (${extra_profile[$k]}, sha256 $(sha256sum <"${extra_profile[$k]}" | cut -c1-12)): $(sed -n 's/^verdict: //p' "$d/pgo-report")"
 		fi
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$(release_of "$d")" "${d#"$ksrc"/}" \
 			"$text" "$data" "$bss" "$(stat -c %s "$d/arch/x86/boot/bzImage")" "$cold" "$prof"
@@ -511,7 +629,9 @@ for mode in "${modes[@]}"; do
 	[ "$mode" != cache ] || n_boots=$cache_rounds
 	per_boot+=("$mode $((boot_secs[$mode] / (n_boots * ${#kernels[@]})))s")
 done
-settings="BENCH_ROUNDS=$rounds BENCH_SCALE=$scale_in BENCH_MODES=\"${modes[*]}\" BENCH_MIXES=$mixes BENCH_KERNELS=\"${kernels[*]}\""
+settings="BENCH_ROUNDS=$rounds BENCH_SCALE=$scale_in BENCH_MODES=\"${modes[*]}\" BENCH_MIXES=$mixes BENCH_KERNELS=\"$kernels_in\""
+[ "${#extra_specs[@]}" -eq 0 ] || settings+=" BENCH_EXTRA_PROFILES=\"${extra_specs[*]}\" BENCH_MIN_APPLIED_EXTRA=$min_applied_extra"
+[ "$config" = small ] || settings+=" BENCH_CONFIG=$config"
 for mode in "${modes[@]}"; do
 	[ "$mode" != cache ] ||
 		settings+=" BENCH_CACHE_ROUNDS=$cache_rounds BENCH_CACHE_SCALE=$cache_scale_in BENCH_CACHES=\"${caches[*]}\" BENCH_L1_PENALTY=$l1_penalty BENCH_L2_PENALTY=$l2_penalty"
@@ -526,6 +646,6 @@ done
 	--header "host: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load average $load_start at the start, $load_end at the end" \
 	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)$($want_clang && printf '; clang kernels: %s, ThinLTO' "$("$clang" --version | head -1)")" \
 	--header "seconds per boot (mean): ${per_boot[*]}; whole run $((SECONDS - t_all))s" \
-	-o "$out/report.md" --svg "$out/ratios.svg" "$results" ||
+	-o "$out/report.md" --svg "$out/ratios.svg" --medians "$out/medians.tsv" "$results" ||
 	die "bench-report failed (the report, if written: $out/report.md)"
 note "results: $results; report: $out/report.md; plot: $out/ratios.svg"

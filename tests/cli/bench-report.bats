@@ -106,6 +106,21 @@ row() {
     assert_success
 }
 
+@test "--medians: every cell's median, min and max as data (icount in instructions per operation)" {
+    run "$BR" -o "$W/r.md" --medians "$W/m.tsv" "$W/r.tsv"
+    assert_success
+    run head -1 "$W/m.tsv"
+    assert_output "$(printf 'mode\tmix\tworkload\tkernel\tn\tmedian\tmin\tmax')"
+    run grep -P '^icount\ttrain\tw1\t' "$W/m.tsv"
+    assert_line --index 0 "$(printf 'icount\ttrain\tw1\tbaseline\t3\t1000\t900\t1100')"
+    assert_line --index 1 "$(printf 'icount\ttrain\tw1\tpgo\t3\t800\t800\t800')"
+    run grep -P '^wall\theldout\tw2\tbaseline\t' "$W/m.tsv"
+    assert_output "$(printf 'wall\theldout\tw2\tbaseline\t2\t1500\t1000\t2000')"
+    # calib too: 200400 and 200600 instructions per operation
+    run grep -c -P '^icount\tcalib\t' "$W/m.tsv"
+    assert_output 2
+}
+
 @test "the report goes to stdout without -o" {
     run "$BR" "$W/r.tsv"
     assert_success

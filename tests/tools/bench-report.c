@@ -5,7 +5,7 @@
  *
  * Usage: bench-report [--baseline NAME] [--calib-insns N [--calib-max-error PCT]]
  *                     [--builds FILE] [--header TEXT]... [-o REPORT.md]
- *                     [--svg RATIOS.svg] RESULTS.tsv
+ *                     [--svg RATIOS.svg] [--medians MEDIANS.tsv] RESULTS.tsv
  *
  * RESULTS.tsv: a header line, then one line per result of one workload in
  * one boot, tab-separated:
@@ -37,6 +37,10 @@
  * --calib-max-error PCT: after writing, fail when the calibration loop's
  * median in mode icount is more than PCT % off --calib-insns.
  *
+ * --medians FILE: every cell's median, minimum and maximum as a
+ * tab-separated table (mode mix workload kernel n median min max; icount's
+ * values in instructions per operation), for decay-report.
+ *
  * --builds FILE: a tab-separated table with a header line (kernel, release,
  * sizes, profile...), copied into the report as it is.
  *
@@ -56,6 +60,9 @@
 
 #include "strbuf.h"
 #include "util.h"
+
+#define BENCH_TOOL "bench-report"
+#include "bench-util.h"
 
 #define MAX_INPUT (64u << 20)
 #define NFIELDS 8
@@ -78,51 +85,6 @@ static size_t nrows;
 static const char *input_name;
 static const char *baseline = "baseline";
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("bench-report: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("out of memory");
-	return d;
-}
-
-static void out(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void out(struct strbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = strbuf_vaddf(sb, fmt, ap);
-	va_end(ap);
-	if (r)
-		die("out of memory");
-}
-
 /* --- input ---------------------------------------------------------------- */
 
 static bool is_name(const char *s)
@@ -134,25 +96,6 @@ static bool is_name(const char *s)
 		      (*s >= '0' && *s <= '9') || strchr("-_.+:", *s)))
 			return false;
 	return true;
-}
-
-/* Splits @line at tabs into exactly @n fields; false when the count differs. */
-static bool split(char *line, char **f, size_t n)
-{
-	size_t i = 0;
-
-	for (;;) {
-		char *tab = strchr(line, '\t');
-
-		if (i == n)
-			return false;
-		f[i++] = line;
-		if (!tab)
-			break;
-		*tab = '\0';
-		line = tab + 1;
-	}
-	return i == n;
 }
 
 /* The cache modes and what they count; NULL for another mode. */
@@ -194,7 +137,7 @@ static bool is_count_mode(const char *mode)
 	return !strcmp(mode, "icount") || cache_label(mode);
 }
 
-static void parse_row(char **f, size_t lineno)
+static void parse_row(char **f, const char *path, size_t lineno, void *arg)
 {
 	static const char *names[] = { "mode", "round", "kernel", "mix", "workload" };
 	struct row r = { 0 };
@@ -202,23 +145,24 @@ static void parse_row(char **f, size_t lineno)
 	char *end;
 	size_t i;
 
+	(void)arg;
 	for (i = 0; i < 5; i++)
 		if (!is_name(f[i]))
-			die("'%s' line %zu: bad %s '%s'", input_name, lineno, names[i], f[i]);
+			die("'%s' line %zu: bad %s '%s'", path, lineno, names[i], f[i]);
 	if (!is_name(f[7]))
-		die("'%s' line %zu: bad accel '%s'", input_name, lineno, f[7]);
+		die("'%s' line %zu: bad accel '%s'", path, lineno, f[7]);
 	if (strcmp(f[0], "wall") && strcmp(f[0], "icount") && !cache_label(f[0]))
-		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", input_name,
-		    lineno, f[0]);
+		die("'%s' line %zu: unknown mode '%s' (wall, icount or cache-*)", path, lineno,
+		    f[0]);
 	if (kpgo_parse_u64(f[1], &round) || round == 0 || round > 1000000)
-		die("'%s' line %zu: bad round '%s'", input_name, lineno, f[1]);
+		die("'%s' line %zu: bad round '%s'", path, lineno, f[1]);
 	if (kpgo_parse_u64(f[5], &r.ops) || r.ops == 0)
-		die("'%s' line %zu: bad operation count '%s'", input_name, lineno, f[5]);
+		die("'%s' line %zu: bad operation count '%s'", path, lineno, f[5]);
 	errno = 0;
 	r.seconds = strtod(f[6], &end);
 	if (errno || end == f[6] || *end || !isfinite(r.seconds) || r.seconds < 0 ||
 	    (r.seconds == 0 && !cache_label(f[0])))
-		die("'%s' line %zu: bad seconds '%s'", input_name, lineno, f[6]);
+		die("'%s' line %zu: bad seconds '%s'", path, lineno, f[6]);
 	r.mode = xstrdup(f[0]);
 	r.round = (unsigned long)round;
 	r.kernel = xstrdup(f[2]);
@@ -232,38 +176,9 @@ static void parse_row(char **f, size_t lineno)
 static void read_results(const char *path)
 {
 	static const char header[] = "mode\tround\tkernel\tmix\tworkload\tops\tseconds\taccel";
-	struct strbuf sb = STRBUF_INIT;
-	char *line, *f[NFIELDS];
-	size_t lineno = 0;
-	int r;
 
 	input_name = path;
-	r = kpgo_read_file(path, &sb, MAX_INPUT);
-	if (r)
-		die("cannot read '%s': %s", path, strerror(-r));
-	if (memchr(sb.buf, '\0', sb.len))
-		die("'%s': not a text file", path);
-	line = sb.buf;
-	while (*line) {
-		char *nl = strchr(line, '\n');
-
-		if (!nl)
-			die("'%s' line %zu: no newline at the end", path, lineno + 1);
-		*nl = '\0';
-		lineno++;
-		if (lineno == 1) {
-			if (strcmp(line, header))
-				die("'%s': the first line is not the header '%s'", path, header);
-		} else if (!split(line, f, NFIELDS)) {
-			die("'%s' line %zu: not %d tab-separated fields", path, lineno, NFIELDS);
-		} else {
-			parse_row(f, lineno);
-		}
-		line = nl + 1;
-	}
-	strbuf_release(&sb);
-	if (lineno == 0)
-		die("'%s' is empty", path);
+	read_tsv(path, MAX_INPUT, header, NFIELDS, parse_row, NULL);
 	if (nrows == 0)
 		die("'%s' has no results", path);
 }
@@ -326,13 +241,6 @@ static double metric(const struct row *r)
 	if (cache_label(r->mode))
 		return r->seconds / (double)r->ops;
 	return (double)r->ops / r->seconds;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static struct cell summarize(const struct key *k)
@@ -676,36 +584,11 @@ static void md_builds(struct strbuf *sb, const char *path)
 
 static const char *colors[] = { "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02" };
 
-static void svg_text(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': out(sb, "&amp;"); break;
-		case '<': out(sb, "&lt;"); break;
-		case '>': out(sb, "&gt;"); break;
-		case '"': out(sb, "&quot;"); break;
-		default: out(sb, "%c", *s);
-		}
-	}
-}
-
 struct panel {
 	const char *mode;
 	char *mix;
 	struct kpgo_strlist workloads;
 };
-
-/* The grid step for a range: at most about 12 lines. */
-static double tick_step(double lo, double hi)
-{
-	static const double steps[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
-	size_t i;
-
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]) - 1; i++)
-		if ((hi - lo) / steps[i] <= 12)
-			break;
-	return steps[i];
-}
 
 #define BAR_W 12
 #define GROUP_GAP 14
@@ -860,7 +743,6 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 	struct strbuf sb = STRBUF_INIT;
 	size_t nother = kernels->n - 1, i, j, maxw = 0;
 	double width, height, lo, hi;
-	int r;
 
 	for (i = 0; i < np; i++)
 		if (panels[i].workloads.n > maxw)
@@ -901,10 +783,56 @@ static void write_svg(const char *path, struct panel *panels, size_t np,
 	out(&sb, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">line: min–max</text>\n", width - 140,
 	    76 + 18 * (double)i);
 	out(&sb, "</svg>\n");
-	r = kpgo_write_file_atomic(path, sb.buf, sb.len, 0644);
-	if (r)
-		die("cannot write '%s': %s", path, strerror(-r));
+	write_out(path, &sb);
 	strbuf_release(&sb);
+}
+
+/* --- medians -------------------------------------------------------------- */
+
+/*
+ * Every cell's median, minimum and maximum, as data for another tool (the
+ * decay benchmark's decay-report): a header line, then
+ * mode mix workload kernel n median min max, tab-separated.
+ */
+static void write_medians(const char *path, const struct kpgo_strlist *kernels)
+{
+	struct kpgo_strlist modes = { 0 }, mixes = { 0 }, workloads = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, w, k;
+
+	out(&sb, "mode\tmix\tworkload\tkernel\tn\tmedian\tmin\tmax\n");
+	distinct(&modes, offsetof(struct row, mode), NULL, NULL);
+	for (i = 0; i < modes.n; i++) {
+		struct key key = { .mode = modes.items[i] };
+
+		kpgo_strlist_clear(&mixes);
+		distinct(&mixes, offsetof(struct row, mix), match_key, &key);
+		for (j = 0; j < mixes.n; j++) {
+			key.mix = mixes.items[j];
+			kpgo_strlist_clear(&workloads);
+			distinct(&workloads, offsetof(struct row, workload), match_key, &key);
+			for (w = 0; w < workloads.n; w++) {
+				key.workload = workloads.items[w];
+				for (k = 0; k < kernels->n; k++) {
+					struct cell c;
+
+					key.kernel = kernels->items[k];
+					c = summarize(&key);
+					if (c.n)
+						out(&sb, "%s\t%s\t%s\t%s\t%zu\t%.6g\t%.6g\t%.6g\n",
+						    key.mode, key.mix, key.workload, key.kernel,
+						    c.n, c.median, c.min, c.max);
+				}
+				key.kernel = NULL;
+			}
+			key.workload = NULL;
+		}
+	}
+	write_out(path, &sb);
+	strbuf_release(&sb);
+	kpgo_strlist_clear(&modes);
+	kpgo_strlist_clear(&mixes);
+	kpgo_strlist_clear(&workloads);
 }
 
 /* --- main ----------------------------------------------------------------- */
@@ -913,7 +841,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: bench-report [--baseline NAME] [--calib-insns N [--calib-max-error PCT]]\n"
 	      "                    [--builds FILE] [--header TEXT]... [-o REPORT.md]\n"
-	      "                    [--svg RATIOS.svg] RESULTS.tsv\n",
+	      "                    [--svg RATIOS.svg] [--medians MEDIANS.tsv] RESULTS.tsv\n",
 	      f);
 }
 
@@ -932,11 +860,12 @@ int main(int argc, char **argv)
 		{ "builds", required_argument, NULL, 'B' },
 		{ "header", required_argument, NULL, 'H' },
 		{ "svg", required_argument, NULL, 's' },
+		{ "medians", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_strlist headers = { 0 }, kernels = { 0 }, modes = { 0 }, mixes = { 0 };
-	const char *output = NULL, *svg = NULL, *builds = NULL;
+	const char *output = NULL, *svg = NULL, *builds = NULL, *medians = NULL;
 	struct strbuf md = STRBUF_INIT;
 	struct panel *panels = NULL;
 	uint64_t calib_insns = 0, calib_max = 0;
@@ -967,6 +896,7 @@ int main(int argc, char **argv)
 			break;
 		case 'o': output = optarg; break;
 		case 's': svg = optarg; break;
+		case 'M': medians = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1035,14 +965,9 @@ int main(int argc, char **argv)
 		die("'%s' has calibration results only", input_name);
 	if (svg)
 		write_svg(svg, panels, np, &kernels);
-	if (output) {
-		int r = kpgo_write_file_atomic(output, md.buf, md.len, 0644);
-
-		if (r)
-			die("cannot write '%s': %s", output, strerror(-r));
-	} else if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout)) {
-		die("cannot write the report: %s", strerror(errno));
-	}
+	if (medians)
+		write_medians(medians, &kernels);
+	write_out(output, &md);
 	for (i = 0; i < np; i++) {
 		free(panels[i].mix);
 		kpgo_strlist_clear(&panels[i].workloads);
