@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kconfig.h"
 #include "kernel.h"
 
 #define DEBUGFS_MAGIC 0x64626720 /* linux/magic.h */
 #define NT_GNU_BUILD_ID 3
 #define NOTES_MAX (1u << 20)
-#define KCONFIG_MAX (16u << 20)
 
 void kpgo_kernel_release(char *buf, size_t len)
 {
@@ -197,24 +197,15 @@ bool kpgo_kernel_release_ok(const char *s)
 /* 1 when the kernel config at @path sets CONFIG_GCOV_KERNEL=y, 0 not, <0 error. */
 static int config_has_gcov(const char *path)
 {
-	static const char want[] = "CONFIG_GCOV_KERNEL=y";
-	struct strbuf sb = STRBUF_INIT;
-	const char *p;
+	struct kpgo_kconfig c;
+	struct kpgo_error err;
 	int r;
 
-	r = kpgo_read_file(path, &sb, KCONFIG_MAX);
-	if (r)
-		goto out;
-	for (p = sb.buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t n = strcspn(p, "\n");
-
-		if (n == sizeof(want) - 1 && !memcmp(p, want, n)) {
-			r = 1;
-			break;
-		}
-	}
-out:
-	strbuf_release(&sb);
+	kpgo_kconfig_init(&c);
+	r = kpgo_kconfig_read(&c, path, &err);
+	if (!r)
+		r = kpgo_kconfig_has(&c, "CONFIG_GCOV_KERNEL=y");
+	kpgo_kconfig_release(&c);
 	return r;
 }
 
