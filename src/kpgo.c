@@ -27,6 +27,7 @@ static const struct subcommand commands[] = {
 	{ "afdo", cmd_afdo, "convert a profile for Clang (LLVM sample profile)" },
 	{ "spool", cmd_spool, "on a machine: collect into the spool, upload, prune" },
 	{ "plan", cmd_plan, "what a kernel package build makes: releases, versions, profile" },
+	{ "kconfig", cmd_kconfig, "check a kernel's .config: fragments, key files, flavour" },
 };
 
 static void usage(FILE *f)

@@ -30,6 +30,7 @@ int cmd_report(int argc, char **argv);
 int cmd_spool(int argc, char **argv);
 int cmd_afdo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_kconfig(int argc, char **argv);
 
 /* kpgo store --store DIR (NULL when not given) */
 extern const char *store_dir_opt;

@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kconfig.h"
 #include "kernel.h"
 
 #define DEBUGFS_MAGIC 0x64626720 /* linux/magic.h */
 #define NT_GNU_BUILD_ID 3
 #define NOTES_MAX (1u << 20)
-#define KCONFIG_MAX (16u << 20)
 
 void kpgo_kernel_release(char *buf, size_t len)
 {
@@ -194,33 +194,18 @@ bool kpgo_kernel_release_ok(const char *s)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-") == n;
 }
 
-bool kpgo_kernel_config_text_gcov(const char *text, size_t len)
-{
-	static const char want[] = "CONFIG_GCOV_KERNEL=y";
-	const char *p = text, *end = text + len, *nl;
-	size_t n;
-
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (n == sizeof(want) - 1 && !memcmp(p, want, n))
-			return true;
-		if (!nl)
-			break;
-	}
-	return false;
-}
-
 /* 1 when the kernel config at @path sets CONFIG_GCOV_KERNEL=y, 0 not, <0 error. */
 static int config_has_gcov(const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct kpgo_kconfig c;
+	struct kpgo_error err;
 	int r;
 
-	r = kpgo_read_file(path, &sb, KCONFIG_MAX);
+	kpgo_kconfig_init(&c);
+	r = kpgo_kconfig_read(&c, path, &err);
 	if (!r)
-		r = kpgo_kernel_config_text_gcov(sb.buf, sb.len);
-	strbuf_release(&sb);
+		r = kpgo_kconfig_has(&c, "CONFIG_GCOV_KERNEL=y");
+	kpgo_kconfig_release(&c);
 	return r;
 }
 

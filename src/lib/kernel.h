@@ -80,9 +80,6 @@ int kpgo_gcov_reset(const char *gcov_dir, bool live, bool *unrecorded, struct kp
 /* A kernel release as packages name it ([A-Za-z0-9._+~-], 1-200, not starting with '.'). */
 bool kpgo_kernel_release_ok(const char *release);
 
-/* The kernel config text @text has the line CONFIG_GCOV_KERNEL=y. */
-bool kpgo_kernel_config_text_gcov(const char *text, size_t len);
-
 /**
  * kpgo_kernel_config_gcov() - is the installed kernel @release instrumented?
  * @config: its config file, or NULL to look for it: /boot/config-R,

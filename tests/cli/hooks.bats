@@ -245,6 +245,20 @@ Try 'kpgo-kbuild --help'."
     [ ! -e "$W/out" ]
 }
 
+@test "kpgo-kbuild: every flavour needs a kpgo that runs (it checks the config), before anything is configured" {
+    src=$W/ksrc
+    mkdir -p "$src"
+    : >"$src/Makefile"
+    : >"$src/Kconfig"
+    for f in pgo-instr baseline; do
+        run --separate-stderr "$TOP/hooks/build/kpgo-kbuild" --src "$src" --out "$W/out" \
+            --flavour "$f" --kpgo "$W/no-kpgo" --configure-only
+        [ "$status" -eq 1 ]
+        assert_equal "$stderr" "kpgo-kbuild: '$W/no-kpgo' does not run"
+    done
+    [ ! -e "$W/out" ]
+}
+
 # maint SCRIPT ARGS...: the kernel image package's maintainer script
 # (debian/templates) for $REL, run with DPKG_ROOT=$W/root as dpkg runs it
 # with --force-script-chrootless; depmod, linux-update-symlinks and

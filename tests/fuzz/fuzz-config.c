@@ -3,9 +3,9 @@
  * libFuzzer target for the settings file parser (and the words of its
  * upload command) and for the ingest weights file: an accepted settings
  * file holds only valid values, formats to text that parses to the same
- * settings, and formats the same again; a refused one says why. And the
- * check of a kernel's config for gcov (the kernel hooks' decision), against
- * a plain search for the line.
+ * settings, and formats the same again; a refused one says why. (The
+ * kernel hooks' check of a kernel config for gcov is lib/kconfig's,
+ * fuzzed by fuzz-kconfig.)
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "kernel.h"
 #include "store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,26 +78,11 @@ static void fuzz_weights(const char *text, size_t size)
 	kpgo_weights_release(&w);
 }
 
-static void fuzz_kernel_config(const char *text, size_t size)
-{
-	static const char line[] = "\nCONFIG_GCOV_KERNEL=y\n";
-	char *framed = malloc(size + 2);
-
-	check(framed != NULL);
-	framed[0] = '\n';
-	memcpy(framed + 1, text, size);
-	framed[size + 1] = '\n';
-	check(kpgo_kernel_config_text_gcov(text, size) ==
-	      (memmem(framed, size + 2, line, sizeof(line) - 1) != NULL));
-	free(framed);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > KPGO_CONFIG_FILE_MAX)
 		return 0;
 	fuzz_settings((const char *)data, size);
 	fuzz_weights((const char *)data, size);
-	fuzz_kernel_config((const char *)data, size);
 	return 0;
 }

@@ -5,8 +5,8 @@
  * Usage: fuzz-seeds NAME DIR
  *
  * NAME is a target in tests/fuzz (gcda, archive, manifest, buildlog,
- * config, json, afdo-text, gcno, elf, store-index, spool-state). The
- * seeds are made with kpgo's own writers (and, for the runtime's quirks the
+ * config, json, afdo-text, gcno, elf, store-index, spool-state, kconfig).
+ * The seeds are made with kpgo's own writers (and, for the runtime's quirks the
  * writer never produces, by hand), so they follow the formats as the code
  * knows them and the fuzzer starts from inputs that get past the first
  * checks.
@@ -320,6 +320,22 @@ static int seeds_config(void)
 	return 0;
 }
 
+/* A .config's head and a fragment (fuzz-kconfig). */
+static int seeds_kconfig(void)
+{
+	static const char config[] =
+		"#\n# Automatically generated file; DO NOT EDIT.\n#\nCONFIG_CC_VERSION_TEXT=\"gcc "
+		"(Debian 12.2.0-14) 12.2.0\"\nCONFIG_MODULES=y\nCONFIG_GCOV_KERNEL=y\n"
+		"CONFIG_GCOV_PROFILE_ALL=y\n# CONFIG_LTO_CLANG_THIN is not set\n"
+		"CONFIG_SYSTEM_TRUSTED_KEYS=\"debian/certs/debian-uefi-certs.pem\"\n"
+		"CONFIG_MODULE_SIG_KEY=\"certs/signing_key.pem\"\nCONFIG_LOCALVERSION=\"-pgo\"\n";
+	static const char fragment[] = "# pgo-instr\nCONFIG_GCOV_KERNEL=y\nCONFIG_GCOV_KERNEL=m\n"
+				       "# CONFIG_GCOV_KERNEL is not set\r\nCONFIG_DEBUG_FS=y";
+
+	return write_seed("config", config, sizeof(config) - 1) ||
+	       write_seed("fragment", fragment, sizeof(fragment) - 1);
+}
+
 /* gcov --json-format --stdout, as GCC 12 prints it for two objects. */
 static int seeds_json(void)
 {
@@ -588,6 +604,7 @@ int main(int argc, char **argv)
 		{ "elf", seeds_elf },
 		{ "store-index", seeds_store_index },
 		{ "spool-state", seeds_spool_state },
+		{ "kconfig", seeds_kconfig },
 	};
 	size_t i;
 

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# kpgo kconfig check: a kernel tree's final .config against the fragments
+# merged into it, the key files it names and what the flavour needs; each
+# problem on a line of its own, exit 1; usage errors exit 2. A hand-made
+# source tree (Kconfig files only) and .config: what kpgo-kbuild checks
+# after olddefconfig.
+# shellcheck disable=SC2154 # bats sets status, output, lines, stderr
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+    W=$BATS_TEST_TMPDIR
+    mkdir -p "$W/src/arch/x86" "$W/src/pgo" "$W/src/certs"
+    printf 'config MODULES\n\tbool\nmenuconfig GCOV_KERNEL\n' >"$W/src/Kconfig"
+    printf 'config GCOV_PROFILE_ALL\nconfig LTO_CLANG_THIN\nconfig MODULE_SIG_ALL\nconfig SLUB_TINY\n' \
+        >"$W/src/arch/x86/Kconfig.debug"
+    printf 'config SYSTEM_TRUSTED_KEYS\nconfig LOCALVERSION\n' >"$W/src/certs/Kconfig"
+    # an O= build tree in the source tree: its files are no source
+    : >"$W/src/pgo/.config"
+    printf 'config BASE_FULL\n' >"$W/src/pgo/Kconfig"
+    mkdir -p "$W/src/pgo-instr"
+    cat >"$W/src/pgo-instr/.config" <<'EOF'
+#
+# Automatically generated file; DO NOT EDIT.
+#
+CONFIG_MODULES=y
+CONFIG_LOCALVERSION="-pgo-instr"
+CONFIG_GCOV_KERNEL=y
+CONFIG_GCOV_PROFILE_ALL=y
+# CONFIG_SLUB_TINY is not set
+CONFIG_SYSTEM_TRUSTED_KEYS=""
+EOF
+    CFG=$W/src/pgo-instr/.config
+    printf 'CONFIG_MODULES=y\nCONFIG_BASE_FULL=y\n# CONFIG_SLUB_TINY is not set\nCONFIG_LOCALVERSION="-x"\n' \
+        >"$W/small.config"
+    printf 'CONFIG_GCOV_KERNEL=y\nCONFIG_GCOV_PROFILE_ALL=y\n# CONFIG_LTO_CLANG_THIN is not set\n' \
+        >"$W/pgo-instr.config"
+    printf 'CONFIG_LOCALVERSION="-pgo-instr"\n' >"$W/gen.config"
+}
+
+check() {
+    run --separate-stderr kpgo kconfig check --config "$CFG" --src "$W/src" "$@"
+}
+
+@test "kconfig check: a config that took passes; a symbol this kernel lacks is said and left out" {
+    check --flavour pgo-instr "$W/small.config" "$W/pgo-instr.config" "$W/gen.config"
+    assert_success
+    assert_output ''
+    assert_equal "$stderr" "$W/small.config: CONFIG_BASE_FULL is not an option of this kernel: left out"
+    # -q: the note goes
+    check -q --flavour pgo-instr "$W/small.config" "$W/pgo-instr.config" "$W/gen.config"
+    assert_success
+    assert_equal "$stderr" ''
+}
+
+@test "kconfig check: each line that did not take is one error line" {
+    printf 'CONFIG_MODULES=m\nCONFIG_SLUB_TINY=y\n# CONFIG_GCOV_KERNEL is not set\n' >"$W/bad.config"
+    check "$W/bad.config"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: $W/bad.config: requested \"CONFIG_MODULES=m\", got \"CONFIG_MODULES=y\"
+kpgo: $W/bad.config: requested \"CONFIG_SLUB_TINY=y\", got \"# CONFIG_SLUB_TINY is not set\"
+kpgo: $W/bad.config: requested \"# CONFIG_GCOV_KERNEL is not set\", got \"CONFIG_GCOV_KERNEL=y\""
+    # a symbol the kernel has but the .config lacks
+    printf 'CONFIG_MODULE_SIG_ALL=y\n' >"$W/sig.config"
+    check "$W/sig.config"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: $W/sig.config: requested \"CONFIG_MODULE_SIG_ALL=y\", got \"(absent)\""
+    # a later fragment's symbol is not the earlier one's to check
+    check "$W/sig.config" "$W/sig.config"
+    assert_failure 1
+    [ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+@test "kconfig check: the flavour's options" {
+    check --flavour pgo
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: the pgo config has CONFIG_GCOV_KERNEL=y"
+    check --flavour pgo-instr --compiler clang --module-sig
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: the pgo-instr config lacks CONFIG_LTO_CLANG_THIN=y
+kpgo: the pgo-instr config lacks CONFIG_MODULE_SIG_ALL=y"
+    sed -i 's/^CONFIG_GCOV_PROFILE_ALL=y$/# CONFIG_GCOV_PROFILE_ALL is not set/' "$CFG"
+    check --flavour pgo-instr
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: the pgo-instr config lacks CONFIG_GCOV_PROFILE_ALL=y (it has \"# CONFIG_GCOV_PROFILE_ALL is not set\")"
+}
+
+@test "kconfig check: a key file the build cannot read is refused; the build's own and a readable one are not" {
+    sed -i 's|^CONFIG_SYSTEM_TRUSTED_KEYS=.*|CONFIG_SYSTEM_TRUSTED_KEYS="debian/certs/debian-uefi-certs.pem"|' "$CFG"
+    check
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: the config's CONFIG_SYSTEM_TRUSTED_KEYS names 'debian/certs/debian-uefi-certs.pem', which this build cannot read (a distro's own key?): set it to \"\" in a fragment, or give the build a key of its own (kpgo-kbuild --signing-key)"
+    mkdir -p "$W/src/debian/certs"
+    : >"$W/src/debian/certs/debian-uefi-certs.pem"
+    check
+    assert_success
+    printf 'CONFIG_MODULE_SIG_KEY="certs/signing_key.pem"\nCONFIG_SYSTEM_EXTRA_CERTIFICATE_FILE="x.pem"\n' >>"$CFG"
+    : >"$W/src/pgo-instr/x.pem"
+    check
+    assert_success
+}
+
+@test "kconfig check: hostile and missing input is one error line" {
+    run --separate-stderr kpgo kconfig check --config "$W/none/.config"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: cannot read '$W/none/.config': No such file or directory"
+    printf 'CONFIG_A=y\n\0CONFIG_B=y\n' >"$W/nul.config"
+    check "$W/nul.config"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: cannot read '$W/nul.config': NUL byte on line 2: not a text file"
+    { printf 'CONFIG_S="'; head -c 70000 /dev/zero | tr '\0' x; printf '"\n'; } >"$W/long.config"
+    check "$W/long.config"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: cannot read '$W/long.config': 1 line longer than 65536 bytes"
+    printf 'config X\n\0' >"$W/src/Kconfig.bad"
+    check "$W/small.config"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: cannot read '$W/src/Kconfig.bad': NUL byte on line 2: not a text file"
+}
+
+@test "kconfig check: usage errors exit 2" {
+    run --separate-stderr kpgo kconfig check
+    assert_failure 2
+    [[ $stderr == *"--config FILE is required"* ]]
+    run --separate-stderr kpgo kconfig check --config "$CFG" "$W/small.config"
+    assert_failure 2
+    [[ $stderr == *"fragments need --src"* ]]
+    check --flavour pgo-debug
+    assert_failure 2
+    [[ $stderr == *"unknown flavour 'pgo-debug'"* ]]
+    check --flavour pgo --compiler icc
+    assert_failure 2
+    check --compiler clang
+    assert_failure 2
+    [[ $stderr == *"need --flavour"* ]]
+    run --separate-stderr kpgo kconfig
+    assert_failure 2
+    [[ $stderr == *"which command? (check)"* ]]
+    run --separate-stderr kpgo kconfig lint
+    assert_failure 2
+    run kpgo kconfig check --help
+    assert_success
+    assert_line --partial "usage: kpgo kconfig check --config FILE"
+}
