@@ -19,8 +19,8 @@ struct afdo_line {
 
 struct afdo_def {
 	char *file;
-	char *source; /* the file's name as GCC was given it (of the first copy) */
-	char *object; /* of the first copy */
+	char *source;	    /* the file's name as GCC was given it (of the first copy) */
+	char *object;	    /* of the first copy */
 	int64_t start, end; /* end: of the first copy */
 	uint64_t head;
 	size_t copies;

@@ -36,11 +36,12 @@ static bool ident_char(char c)
 /* Words before a parenthesis that never name the function being defined. */
 static bool not_a_name(const char *p, size_t n)
 {
-	static const char *const words[] = { "__attribute__", "__attribute", "__typeof__", "typeof",
-					     "__typeof", "__aligned", "__section", "alignas",
-					     "_Alignas", "__printf", "__scanf", "__diagnose_as",
-					     "asm", "__asm__", "if", "while", "for", "switch", "return",
-					     "sizeof" };
+	static const char *const words[] = {
+		"__attribute__", "__attribute",	  "__typeof__", "typeof",   "__typeof",
+		"__aligned",	 "__section",	  "alignas",	"_Alignas", "__printf",
+		"__scanf",	 "__diagnose_as", "asm",	"__asm__",  "if",
+		"while",	 "for",		  "switch",	"return",   "sizeof"
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -65,7 +66,7 @@ int kpgo_afdo_src_scan(const char *text, size_t len, struct kpgo_afdo_src *s)
 	const char *p = text, *end = text + len;
 	const char *cand = NULL, *name = NULL; /* the declaration's name so far, and its body's */
 	size_t cand_len = 0, name_len = 0, fn_alloc = 0, mac_alloc = 0;
-	size_t words = 0;     /* identifiers of the declaration so far */
+	size_t words = 0;	 /* identifiers of the declaration so far */
 	bool name_first = false; /* the name was its first: a macro's (SYSCALL_DEFINE3(...) {) */
 	uint32_t line = 1, cand_line = 0, name_line = 0;
 	int braces = 0, parens = 0;
@@ -112,7 +113,8 @@ int kpgo_afdo_src_scan(const char *text, size_t len, struct kpgo_afdo_src *s)
 					line++;
 					p++;
 				} else if (*p == '/' && p + 1 < end && p[1] == '*') {
-					for (p += 2; p + 1 < end && !(p[0] == '*' && p[1] == '/'); p++)
+					for (p += 2; p + 1 < end && !(p[0] == '*' && p[1] == '/');
+					     p++)
 						if (*p == '\n')
 							line++;
 					if (p + 1 >= end)

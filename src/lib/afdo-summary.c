@@ -252,7 +252,8 @@ int kpgo_afdo_summary_format_causes(const struct kpgo_afdo_summary *s, struct st
 	/* All line counts, as before any was recovered. */
 	uint64_t all = kpgo_sat_add(kpgo_sat_add(st->samples, st->ambiguous_samples),
 				    st->unplaced_samples);
-	int r = strbuf_addstr(out, "kpgo afdo: line counts in no function, by cause (of all line counts):");
+	int r = strbuf_addstr(out,
+			      "kpgo afdo: line counts in no function, by cause (of all line counts):");
 	size_t i;
 
 	for (i = 0; i < KPGO_AFDO_CAUSES && !r; i++)
@@ -265,10 +266,11 @@ int kpgo_afdo_summary_format_causes(const struct kpgo_afdo_summary *s, struct st
 				"the inlined functions' own records\n",
 				s->inlined ? "recovered (--inlined)" : "recoverable with --inlined",
 				s->inlined ? st->recovered_lines : 0,
-				s->inlined ? pct(st->recovered_samples, all)
-					   : pct(kpgo_sat_add(st->causes[KPGO_AFDO_INLINED_BODY].samples,
-							      st->causes[KPGO_AFDO_INLINED_SOURCE].samples),
-						 all));
+				s->inlined ?
+					pct(st->recovered_samples, all) :
+					pct(kpgo_sat_add(st->causes[KPGO_AFDO_INLINED_BODY].samples,
+							 st->causes[KPGO_AFDO_INLINED_SOURCE].samples),
+					    all));
 	for (i = 0; i < s->unplaced_examples.n && !r; i++)
 		r = strbuf_addf(out, "  %s\n", s->unplaced_examples.items[i]);
 	return r;

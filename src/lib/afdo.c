@@ -230,7 +230,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 	const char *file = kpgo_json_get(f, "file")->s;
 	struct strbuf key = STRBUF_INIT, source = STRBUF_INIT;
 	struct fn_ref *refs = NULL;
-	size_t i, file_ix = 0; /* this file's in a->files, plus 1; 0 before its first unplaced line */
+	size_t i,
+		file_ix = 0; /* this file's in a->files, plus 1; 0 before its first unplaced line */
 	int r;
 
 	/* The key joins the directory GCC ran in; the table's name is GCC's own, as Clang's is. */
@@ -252,8 +253,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 		refs[i].name = kpgo_json_get(fn, "name")->s;
 		refs[i].start = kpgo_json_get(fn, "start_line")->i;
 		refs[i].end = kpgo_json_get(fn, "end_line")->i;
-		r = afdo_find_def(a, refs[i].name, key.buf, source.buf, refs[i].start,
-				  refs[i].end, object, &refs[i].def);
+		r = afdo_find_def(a, refs[i].name, key.buf, source.buf, refs[i].start, refs[i].end,
+				  object, &refs[i].def);
 		if (r)
 			goto out;
 		refs[i].def->head = kpgo_sat_add(refs[i].def->head,
@@ -276,8 +277,8 @@ static int add_file(struct kpgo_afdo *a, const struct kpgo_json *f, const char *
 			if (count) {
 				a->unplaced_lines++;
 				a->unplaced_samples = kpgo_sat_add(a->unplaced_samples, count);
-				if (!file_ix && (r = add_unplaced_file(a, key.buf, source.buf, object,
-								       &file_ix)))
+				if (!file_ix && (r = add_unplaced_file(a, key.buf, source.buf,
+								       object, &file_ix)))
 					goto out;
 				r = add_unplaced(a, file_ix - 1, ln, count);
 				if (r)

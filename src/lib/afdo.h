@@ -264,7 +264,7 @@ struct kpgo_afdo_src {
 	size_t n_fns;
 	struct {
 		uint32_t line, end_line;
-	} *macros;
+	} * macros;
 	size_t n_macros;
 };
 

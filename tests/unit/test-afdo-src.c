@@ -5,27 +5,26 @@
 #include "afdo.h"
 #include "tap.h"
 
-static const char text[] =
-	"/* a comment { with braces */\n"				/* 1 */
-	"#define twice(x) \\\n"						/* 2 */
-	"\t((x) * 2)\n"							/* 3 */
-	"static __always_inline int arch_atomic_read(const int *v)\n"	/* 4 */
-	"{\n"								/* 5 */
-	"\treturn *v; /* } */\n"					/* 6 */
-	"}\n"								/* 7 */
-	"int f(void) __acquires(l);\n"					/* 8 */
-	"static inline void INIT_LIST_HEAD(struct list_head *l)\n"	/* 9 */
-	"{\n"								/* 10 */
-	"\tconst char *s = \"}\"; char c = '{';\n"			/* 11 */
-	"}\n"								/* 12 */
-	"SYSCALL_DEFINE1(close, unsigned int, fd)\n"			/* 13 */
-	"{\n"								/* 14 */
-	"\treturn 0;\n"							/* 15 */
-	"}\n"								/* 16 */
-	"static const int tab[] = { 1, 2 };\n"				/* 17 */
-	"PAGEFLAG(Locked, locked)\n"					/* 18 */
-	"static __attribute__((noinline)) int g(int x) __must_hold(l)\n"	/* 19 */
-	"{ return ({ x; }); }\n";					/* 20 */
+static const char text[] = "/* a comment { with braces */\n"				    /* 1 */
+			   "#define twice(x) \\\n"					    /* 2 */
+			   "\t((x) * 2)\n"						    /* 3 */
+			   "static __always_inline int arch_atomic_read(const int *v)\n"    /* 4 */
+			   "{\n"							    /* 5 */
+			   "\treturn *v; /* } */\n"					    /* 6 */
+			   "}\n"							    /* 7 */
+			   "int f(void) __acquires(l);\n"				    /* 8 */
+			   "static inline void INIT_LIST_HEAD(struct list_head *l)\n"	    /* 9 */
+			   "{\n"							    /* 10 */
+			   "\tconst char *s = \"}\"; char c = '{';\n"			    /* 11 */
+			   "}\n"							    /* 12 */
+			   "SYSCALL_DEFINE1(close, unsigned int, fd)\n"			    /* 13 */
+			   "{\n"							    /* 14 */
+			   "\treturn 0;\n"						    /* 15 */
+			   "}\n"							    /* 16 */
+			   "static const int tab[] = { 1, 2 };\n"			    /* 17 */
+			   "PAGEFLAG(Locked, locked)\n"					    /* 18 */
+			   "static __attribute__((noinline)) int g(int x) __must_hold(l)\n" /* 19 */
+			   "{ return ({ x; }); }\n";					    /* 20 */
 
 int main(void)
 {
