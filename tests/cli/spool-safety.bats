@@ -180,6 +180,9 @@ EOF
     [ "$(cat "$P/farm/modes")" = "400 nobody" ]
     # The operator's setting wins over the unit's user.
     settings "KPGO_UPLOAD_COMMAND=$P/send" KPGO_UPLOAD_USER=daemon
+    # a profile's name is its second and its data: a second collection in
+    # the same second would be the first one's name (nobody's file in farm/)
+    sleep 1
     kpgo spool collect -q --gcov-dir "$W/gcov"
     TMPDIR=$P run kpgo spool upload --user nobody
     assert_success
