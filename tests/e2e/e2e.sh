@@ -595,7 +595,7 @@ upgrade() {
 	local ks
 	ks=$(guest_says 'kernels after: ' upgrade)
 	[ -n "$ks" ] || ks=$(guest_says 'kernels: ' upgrade)
-	ok "linux-image-pgo $(guest_says '\(upgraded\|installed\) linux-image-pgo ' upgrade); kernels: $ks$(units_note)"
+	ok "linux-image-pgo $(guest_says 'upgraded linux-image-pgo ' upgrade); kernels: $ks$(units_note)"
 }
 
 boot_v2() {
