@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gcda.h"
 #include "merge.h"
+#include "profile-archive.h"
 #include "profile-writer.h"
 #include "profile.h"
 #include "records.h"
@@ -363,6 +365,63 @@ static void test_writer(void)
 	strbuf_release(&after);
 }
 
+/*
+ * The profile's counter cap (KPGO_PROFILE_MAX_COUNTERS, 2^25): objects of
+ * the largest size one may have (2^20 counters) up to the cap are written,
+ * the one past it is refused with the cap's message, and a writer freed
+ * after the refusal leaves nothing.
+ */
+static void test_writer_cap(void)
+{
+	const size_t per_obj = KPGO_GCDA_MAX_COUNTERS, n_fns = per_obj / KPGO_GCDA_MAX_FN_COUNTERS;
+	const size_t fit = KPGO_PROFILE_MAX_COUNTERS / per_obj;
+	struct strbuf path = STRBUF_INIT, rel = STRBUF_INIT, before = STRBUF_INIT;
+	struct strbuf after = STRBUF_INIT, want = STRBUF_INIT;
+	struct kpgo_profile_writer *w;
+	struct kpgo_gcda g = { .version = stamp_of("B22*"), .stamp = 1, .runs = 1 };
+	struct kpgo_error err;
+	size_t i;
+	int r = 0;
+
+	g.n_fns = n_fns;
+	g.fns = calloc(n_fns, sizeof(*g.fns));
+	g.n_ctrs = per_obj;
+	g.ctrs = calloc(per_obj, sizeof(*g.ctrs));
+	if (!g.fns || !g.ctrs)
+		bail_out("out of memory");
+	for (i = 0; i < n_fns; i++)
+		g.fns[i] = (struct kpgo_gcda_fn){ .ident = (uint32_t)i + 1,
+						  .n_arcs = KPGO_GCDA_MAX_FN_COUNTERS,
+						  .arcs = i * KPGO_GCDA_MAX_FN_COUNTERS };
+	g.ctrs[0] = 1;
+	strbuf_addf(&path, "%s/capped.kpgo", tmpdir);
+	listing(tmpdir, &before);
+	is_int(kpgo_profile_writer_open(&w, path.buf, &err), 0, "cap: open");
+	for (i = 0; i < fit && !r; i++) {
+		strbuf_reset(&rel);
+		strbuf_addf(&rel, "big/%03zu.gcda", i);
+		r = kpgo_profile_writer_add(w, rel.buf, &g, &err);
+	}
+	is_int(r, 0, "cap: objects up to KPGO_PROFILE_MAX_COUNTERS counters are written");
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "big/%03zu.gcda", fit);
+	r = kpgo_profile_writer_add(w, rel.buf, &g, &err);
+	is_int(r, -E2BIG, "cap: the object past it is refused");
+	strbuf_addf(&want, "more than %llu counters in the profile (at '%s')",
+		    (unsigned long long)KPGO_PROFILE_MAX_COUNTERS, rel.buf);
+	is_str(err.msg, want.buf, "cap: the message names the cap and the object");
+	kpgo_profile_writer_free(w);
+	listing(tmpdir, &after);
+	is_str(after.buf, before.buf, "cap: freed after the refusal, nothing left");
+	free(g.fns);
+	free(g.ctrs);
+	strbuf_release(&path);
+	strbuf_release(&rel);
+	strbuf_release(&before);
+	strbuf_release(&after);
+	strbuf_release(&want);
+}
+
 /* --- two objects ------------------------------------------------------ */
 
 static void test_merge(void)
@@ -449,6 +508,7 @@ int main(void)
 		bail_out("mkdtemp failed");
 	test_merge();
 	test_writer();
+	test_writer_cap();
 	test_rounds();
 	test_failures();
 	if (chdir("/") == 0) {

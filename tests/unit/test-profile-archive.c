@@ -784,6 +784,8 @@ static void test_lying_manifest(void)
 		  "manifest says COUNTERS=6, the payload has 5" },
 		{ "COUNTERS overflowing", { "COUNTERS=18446744073709551621" }, -EBADMSG,
 		  "manifest says COUNTERS=18446744073709551621, the payload has 5" },
+		{ "COUNTERS over the profile's cap", { "COUNTERS=33554433" }, -E2BIG,
+		  "manifest says COUNTERS=33554433, more than 33554432" },
 		{ "SUM_MAX below the largest counter", { "SUM_MAX=99" }, -EBADMSG,
 		  "manifest's SUM_MAX is below the largest counter (100)" },
 		{ "SUM_MAX no number", { "SUM_MAX=lots" }, -EBADMSG,
