@@ -107,8 +107,6 @@ void json_pstat_fn(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
 /* The member "names": the naming of a profile from @objtree, or null. */
 void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps, const char *objtree);
 
-/* Writes @s as a JSON string literal, quotes included (for the JSON not yet written with json-writer.h). */
-void json_str(FILE *f, const char *s);
 /* Writes @text to @path atomically (mode 0644); 1 after the error message. */
 int write_out(const char *path, const struct strbuf *text);
 /*

@@ -83,15 +83,6 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 	return usage_error(cmd, "'%s' is not a %s command", argv[optind], cmd);
 }
 
-void json_str(FILE *f, const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (kpgo_json_quote(&sb, s) == 0)
-		fwrite(sb.buf, 1, sb.len, f);
-	strbuf_release(&sb);
-}
-
 int write_out(const char *path, const struct strbuf *text)
 {
 	int r = kpgo_write_file_atomic(path, text->buf, text->len, 0644);

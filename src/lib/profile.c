@@ -5,6 +5,7 @@
 #include "profile-archive.h"
 #include "profile-writer.h"
 #include "profile.h"
+#include "util.h"
 
 void kpgo_profile_init(struct kpgo_profile *p)
 {
@@ -27,15 +28,8 @@ void kpgo_profile_release(struct kpgo_profile *p)
 
 int kpgo_profile_add(struct kpgo_profile *p, char *path, struct kpgo_gcda *g)
 {
-	if (p->n == p->alloc) {
-		size_t na = p->alloc ? p->alloc * 2 : 256;
-		struct kpgo_object *no = realloc(p->objs, na * sizeof(*no));
-
-		if (!no)
-			return -ENOMEM;
-		p->objs = no;
-		p->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(p->objs, p->n + 1, p->alloc))
+		return -ENOMEM;
 	p->objs[p->n].path = path;
 	p->objs[p->n].gcda = *g;
 	kpgo_gcda_init(g);

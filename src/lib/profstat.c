@@ -11,6 +11,7 @@
 #include "gcno.h"
 #include "profile-archive.h"
 #include "profstat.h"
+#include "util.h"
 
 void kpgo_pstat_init(struct kpgo_pstat *ps)
 {
@@ -36,27 +37,6 @@ void kpgo_pstat_release(struct kpgo_pstat *ps)
 	kpgo_pstat_init(ps);
 }
 
-/* Grows *@arr (of @size-byte items) to hold @need, doubling. */
-static int grow(void **arr, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 64;
-	void *p;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*alloc = n;
-	return 0;
-}
-
 int kpgo_pstat_begin(struct kpgo_pstat *ps, unsigned depth)
 {
 	kpgo_pstat_release(ps);
@@ -72,8 +52,8 @@ int kpgo_pstat_add(struct kpgo_pstat *ps, const char *path, const struct kpgo_gc
 	size_t i;
 
 	if (g->n_fns > SIZE_MAX - ps->n_fns ||
-	    grow((void **)&ps->objs, &ps->objs_alloc, ps->n_objs + 1, sizeof(*ps->objs)) ||
-	    grow((void **)&ps->fns, &ps->fns_alloc, ps->n_fns + g->n_fns, sizeof(*ps->fns)))
+	    KPGO_ALLOC_GROW(ps->objs, ps->n_objs + 1, ps->objs_alloc) ||
+	    KPGO_ALLOC_GROW(ps->fns, ps->n_fns + g->n_fns, ps->fns_alloc))
 		return -ENOMEM;
 	o = &ps->objs[ps->n_objs];
 	memset(o, 0, sizeof(*o));

@@ -115,15 +115,8 @@ int kpgo_store_index_push(struct kpgo_store_index *idx, struct kpgo_store_entry 
 {
 	int i;
 
-	if (idx->n == idx->alloc) {
-		size_t na = idx->alloc ? idx->alloc * 2 : 16;
-		struct kpgo_store_entry *ne = realloc(idx->e, na * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		idx->e = ne;
-		idx->alloc = na;
-	}
+	if (KPGO_ALLOC_GROW(idx->e, idx->n + 1, idx->alloc))
+		return -ENOMEM;
 	idx->e[idx->n++] = *e;
 	/* The sha stays: @e may sit in an array that is still searched. */
 	for (i = 0; i < ENTRY_STRS; i++)
