@@ -17,6 +17,7 @@
 #include "json-writer.h"
 #include "plan.h"
 #include "profile-archive.h"
+#include "report.h"
 #include "store.h"
 #include "store-policy.h"
 #include "toolchain.h"
@@ -410,7 +411,7 @@ int cmd_plan(int argc, char **argv)
 	struct kpgo_archive *a = NULL;
 	struct kpgo_plan p;
 	struct kpgo_error err;
-	char sha[KPGO_SHA256_HEX] = "", stamp[15], ser[16], defpkg[48];
+	char sha[KPGO_SHA256_HEX] = "", stamp[15], ser[16], defpkg[48], minap[8];
 	const struct kpgo_manifest *m = NULL;
 	unsigned long serial = 0;
 	bool have_pkg = false, as_source = false, override = false;
@@ -690,6 +691,9 @@ int cmd_plan(int argc, char **argv)
 	put(&o, "PROFILE_AGE_DAYS", pp.age);
 	put(&o, "PROFILE_RELEASES_BEHIND", pp.behind);
 	put(&o, "POLICY_MIN_APPLIED", pp.min_applied);
+	/* the pgo build's floor: the policy's, else kpgo report's default */
+	snprintf(minap, sizeof(minap), "%u", KPGO_REPORT_MIN_APPLIED);
+	put(&o, "PGO_MIN_APPLIED", pp.min_applied[0] ? pp.min_applied : minap);
 	ret = print_plan(&o);
 	goto out;
 oom:

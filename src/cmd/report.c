@@ -54,6 +54,10 @@ static const char usage_text[] =
 	"                            applied, 0 to 100 (default 50)\n"
 	"  -r, --kernel-release REL  default: DIR/include/config/kernel.release\n"
 	"  -H, --header 'KEY: VALUE' a line for the report's head (repeatable)\n"
+	"      --policy V,AGE,BEHIND what the store's freshness policy said of the\n"
+	"                            profile, as kpgo plan gives it (PROFILE_POLICY,\n"
+	"                            PROFILE_AGE_DAYS, PROFILE_RELEASES_BEHIND): a\n"
+	"                            'profile policy:' line for the head; none: no line\n"
 	"  -o, --output REPORT       write the report here, atomically (default stdout)\n"
 	"      --json                print the counts as JSON on stdout instead (the\n"
 	"                            report then only with -o)\n"
@@ -403,7 +407,7 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_DEFS, OPT_AFDO_SUMMARY };
+	enum { OPT_JSON = 256, OPT_DEFS, OPT_AFDO_SUMMARY, OPT_POLICY };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "afdo", required_argument, NULL, 'a' },
@@ -415,13 +419,15 @@ int cmd_report(int argc, char **argv)
 		{ "min-applied", required_argument, NULL, 'm' },
 		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "header", required_argument, NULL, 'H' },
+		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts o = { .min_applied = 50 };
+	struct report_opts o = { .min_applied = KPGO_REPORT_MIN_APPLIED };
+	struct strbuf line = STRBUF_INIT;
 	int c, ret;
 	uint64_t v;
 
@@ -461,6 +467,19 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_POLICY:
+			if (kpgo_report_policy_line(optarg, &line)) {
+				ret = usage_error("report",
+						  "bad --policy '%s' (VERDICT,AGE,BEHIND: none, ok, "
+						  "warn or overridden, then days and releases or nothing)",
+						  optarg);
+				goto out;
+			}
+			if (line.len && kpgo_strlist_add(&o.headers, line.buf)) {
+				ret = error("out of memory");
+				goto out;
+			}
+			break;
 		case 'o': o.output = optarg; break;
 		case OPT_JSON: o.json = true; break;
 		case 'q': verbosity = 0; break;
@@ -488,5 +507,6 @@ int cmd_report(int argc, char **argv)
 		ret = o.afdo ? report_afdo(&o) : report_gcc(&o);
 out:
 	kpgo_strlist_clear(&o.headers);
+	strbuf_release(&line);
 	return ret;
 }

@@ -53,6 +53,46 @@ bool kpgo_report_text_ok(const char *s)
 	return true;
 }
 
+/* Digits or nothing: a count kpgo plan may not know. */
+static bool count_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n > 19)
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+int kpgo_report_policy_line(const char *spec, struct strbuf *out)
+{
+	const char *c1 = strchr(spec, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	const char *said;
+	int vlen, alen;
+
+	strbuf_reset(out);
+	if (!c1 || !c2 || c1 - spec > 10 || !count_ok(c1 + 1, (size_t)(c2 - c1 - 1)) ||
+	    !count_ok(c2 + 1, strlen(c2 + 1)))
+		return -EINVAL;
+	vlen = (int)(c1 - spec);
+	alen = (int)(c2 - c1 - 1);
+	if (vlen == 4 && !strncmp(spec, "none", 4))
+		return 0;
+	if ((vlen == 2 && !strncmp(spec, "ok", 2)) || (vlen == 4 && !strncmp(spec, "warn", 4)))
+		said = "accepted it";
+	else if (vlen == 10 && !strncmp(spec, "overridden", 10))
+		said = "refused it and the build overrode it with --override-policy";
+	else
+		return -EINVAL;
+	if (strbuf_addf(out, "profile policy: %.*s (%.*s%s days old, %s releases behind; ", vlen,
+			spec, alen, c1 + 1, alen ? "" : "unknown", c2[1] ? c2 + 1 : "unknown") ||
+	    strbuf_addf(out, "the store's policy %s)", said))
+		return -ENOMEM;
+	return 0;
+}
+
 int kpgo_report_head_set(struct kpgo_report_head *h, const char *objtree, const char *release,
 			 const char *profile, struct kpgo_error *err)
 {

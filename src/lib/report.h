@@ -47,6 +47,22 @@ void kpgo_report_head_release(struct kpgo_report_head *h);
 int kpgo_report_head_set(struct kpgo_report_head *h, const char *objtree, const char *release,
 			 const char *profile, struct kpgo_error *err);
 
+/* The verdict's minimum without one given: kpgo report's, the packages' default. */
+#define KPGO_REPORT_MIN_APPLIED 50
+
+/**
+ * kpgo_report_policy_line() - what the store's freshness policy said of the
+ * profile, as a head line
+ * @spec: "VERDICT,AGE,BEHIND" as kpgo plan gives them (PROFILE_POLICY,
+ *	PROFILE_AGE_DAYS, PROFILE_RELEASES_BEHIND): VERDICT none, ok, warn or
+ *	overridden; AGE days and BEHIND releases, digits or empty (unknown)
+ * @out: "profile policy: ok (3 days old, 1 releases behind; the store's
+ *	policy accepted it)"; left empty for "none" (no store chose it)
+ *
+ * Returns 0, or -EINVAL for a @spec of another shape.
+ */
+int kpgo_report_policy_line(const char *spec, struct strbuf *out);
+
 /* Printable text, no control characters: a head line, a release. */
 bool kpgo_report_text_ok(const char *s);
 

@@ -242,6 +242,12 @@ Try 'kpgo-kbuild --help'."
     kb --flavour baseline --localversion '-a b'
     [ "$status" -eq 2 ]
     [[ $stderr == *"bad --localversion '-a b'"* ]]
+    kb --flavour pgo-instr --instr-tree "$W"
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--instr-tree and --instr-release are for the pgo flavour"* ]]
+    kb --flavour pgo --profile "$W/p" --instr-release '6.1 x'
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"bad --instr-release '6.1 x'"* ]]
     [ ! -e "$W/out" ]
 }
 

@@ -224,6 +224,7 @@ value() {
     assert_success
     assert_line KPGO_PROFILE_POLICY=ok
     assert_line KPGO_POLICY_MIN_APPLIED=50
+    assert_line KPGO_PGO_MIN_APPLIED=50
     assert_line KPGO_PROFILE_RELEASES_BEHIND=0
     [ "$(value PROFILE_AGE_DAYS)" -gt 2000 ]
     printf 'MAX_AGE_DAYS=42\nWARN_AGE_DAYS=14\nMIN_APPLIED=70\n' >"$W/store/policy"
@@ -235,6 +236,7 @@ value() {
     assert_success
     assert_line KPGO_PROFILE_POLICY=overridden
     assert_line KPGO_POLICY_MIN_APPLIED=70
+    assert_line KPGO_PGO_MIN_APPLIED=70
     [[ "$stderr" == *"warning: the store's policy refuses"*"--override-policy"* ]]
     run kpgo plan "${BASE[@]}" --override-policy
     assert_failure 2
@@ -243,4 +245,5 @@ value() {
     assert_success
     assert_line KPGO_PROFILE_POLICY=none
     assert_line KPGO_POLICY_MIN_APPLIED=
+    assert_line KPGO_PGO_MIN_APPLIED=50
 }

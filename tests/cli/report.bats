@@ -221,6 +221,29 @@ kpgo: only 0.0% of the profile's functions applied (at least 50% required); see 
     assert_failure 2
 }
 
+@test "--policy: what the store's policy said, from kpgo plan's values, as a head line" {
+    synthetic_log ascii >"$W/build.log"
+    rep() {
+        run --separate-stderr kpgo report -q -p "$W/p.kpgo" -t "$OBJ" -l "$W/build.log" \
+            --min-applied 0 --policy "$1"
+    }
+    rep ok,3,1
+    assert_success
+    assert_line --index 3 "profile policy: ok (3 days old, 1 releases behind; the store's policy accepted it)"
+    rep warn,20,
+    assert_line --index 3 "profile policy: warn (20 days old, unknown releases behind; the store's policy accepted it)"
+    rep overridden,,2
+    assert_line --index 3 "profile policy: overridden (unknown days old, 2 releases behind; the store's policy refused it and the build overrode it with --override-policy)"
+    rep none,,
+    assert_success
+    refute_line --partial "profile policy"
+    for bad in '' ok ok,3 fine,1,1 'ok,3 days,1' ok,1,1,1 ok,-1,0 okay,1,1; do
+        rep "$bad"
+        assert_failure 2
+        assert_equal "${stderr%%$'\n'*}" "kpgo report: bad --policy '$bad' (VERDICT,AGE,BEHIND: none, ok, warn or overridden, then days and releases or nothing)"
+    done
+}
+
 @test "--stage-summary: kpgo stage's data, of this profile; the report says what stage said" {
     synthetic_log ascii >"$W/build.log"
     kpgo stage --cc none -q --objtree "$OBJ" --report "$W/stage.txt" --summary "$W/stage.json" \
