@@ -424,14 +424,9 @@ boot() {
 		-kernel "$kernel" \
 		-append "console=ttyS0 root=/dev/vda ro init=/usr/local/lib/kpgo-bench/init panic=-1 loglevel=4 $params" \
 		-drive "file=$disk,if=virtio,format=raw,snapshot=on" </dev/null >"$console" 2>&1 || rc=$?
-	sed -i 's/\r$//' "$console"
+	why=$(kpgo_qemu_outcome "$console" KPGO-BENCH: 'done' "$rc" "$boot_timeout") ||
+		die "boot $name: $why (console: $console)"
 	sed -n 's/^KPGO-BENCH: //p' "$console" >"$logs/$name.txt"
-	why=$(sed -n 's/^FAIL //p' "$logs/$name.txt" | head -1)
-	[ -z "$why" ] || die "boot $name: the guest failed: $why (console: $console)"
-	[ "$rc" -ne 124 ] || die "boot $name: no poweroff within ${boot_timeout}s (console: $console)"
-	grep -qx 'done' "$logs/$name.txt" ||
-		die "boot $name: the guest stopped before the end (qemu exit $rc): $(grep -av '^\s*$' "$console" |
-			tail -1 | cut -c1-200) (console: $console)"
 	boot_s=$((SECONDS - t0))
 }
 

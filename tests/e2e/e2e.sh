@@ -214,15 +214,10 @@ boot() {
 		-kernel "$kernel" -initrd "$out/boot/initrd.img-$rel" \
 		-append "console=ttyS0 root=/dev/vda rw panic=-1 loglevel=4 kpgo_e2e=$gstep$append" \
 		-drive "file=$disk,if=virtio,format=raw" "$@" </dev/null >"$console" 2>&1 || rc=$?
-	sed -i 's/\r$//' "$console"
+	why=$(kpgo_qemu_outcome "$console" KPGO-E2E: "done $gstep" "$rc" "$boot_timeout") || :
 	# systemd puts "[time] guest[pid]: " before each line on the console
 	sed -n 's/^.*\(KPGO-E2E: \)/\1/p' "$console" >"$out/guest-$name.txt"
-	why=$(sed -n 's/^KPGO-E2E: FAIL //p' "$out/guest-$name.txt" | head -1)
-	[ -z "$why" ] || fail "the guest: $why (console: $console)"
-	[ "$rc" -ne 124 ] || fail "the guest did not power off within ${boot_timeout}s (console: $console)"
-	grep -q "^KPGO-E2E: done $gstep\$" "$out/guest-$name.txt" ||
-		fail "the guest stopped before the end of step $gstep (qemu exit $rc): $(grep -av '^\s*$' "$console" |
-			tail -1 | cut -c1-200) (console: $console)"
+	[ -z "$why" ] || fail "step $gstep: $why (console: $console)"
 	[ "$(guest_says 'step [a-z]* on ' "$name" | cut -d, -f1)" = "$rel" ] ||
 		fail "the guest ran $(guest_says 'step [a-z]* on ' "$name" | cut -d, -f1), not $rel"
 	grep -q '^KPGO-E2E: initramfs: booted through one$' "$out/guest-$name.txt" ||

@@ -39,3 +39,27 @@ kpgo_qemu_run() {
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 loglevel=4" "$@" </dev/null >"$log" 2>&1
 }
+
+# kpgo_qemu_outcome CONSOLE TAG DONE RC SECS: a guest's run, judged from its
+# serial console (carriage returns removed from it, in place). The guest
+# prints its lines after TAG ("KPGO-E2E:"; anywhere in a console line, as
+# systemd puts "[time] unit[pid]: " before them), "TAG FAIL why" when it
+# fails and "TAG DONE" (a regular expression, to the end of the line) when it
+# is through. RC is qemu's exit status under `timeout SECS`. Prints why the
+# run failed and returns 1, or returns 0.
+kpgo_qemu_outcome() {
+	local console=$1 tag=$2 done=$3 rc=$4 secs=$5 why
+	sed -i 's/\r$//' "$console"
+	why=$(sed -n "s/^.*$tag FAIL //p" "$console" | head -1)
+	if [ -n "$why" ]; then
+		printf 'the guest failed: %s\n' "$why"
+	elif [ "$rc" -eq 124 ]; then
+		printf 'the guest did not power off within %ss\n' "$secs"
+	elif ! grep -q "$tag $done\$" "$console"; then
+		printf 'the guest stopped before the end (qemu exit %s): %s\n' "$rc" \
+			"$(grep -av '^\s*$' "$console" | tail -1 | cut -c1-200)"
+	else
+		return 0
+	fi
+	return 1
+}

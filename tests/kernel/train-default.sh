@@ -95,13 +95,11 @@ timeout "$secs" qemu-system-x86_64 -accel "$accel" -m 1024 -smp 1 \
 	-append "console=ttyS0 root=/dev/vda ro init=/usr/local/lib/kpgo-bench/init panic=-1 loglevel=4 kpgo_mix=$mix kpgo_scale=$scale kpgo_gcov=1 kpgo_gcov_reset=0 kpgo_workload=$workload" \
 	-drive "file=$disk,if=virtio,format=raw,snapshot=on" \
 	-virtfs "local,path=$w/share,mount_tag=out,security_model=none" </dev/null >"$w/console.log" 2>&1 || rc=$?
-sed -i 's/\r$//' "$w/console.log"
-grep '^KPGO-BENCH: ' "$w/console.log" >&2 || true
-[ "$rc" -ne 124 ] || die "QEMU did not finish in ${secs}s (console: use --keep)"
-if grep -q '^KPGO-BENCH: FAIL' "$w/console.log" || ! grep -qx 'KPGO-BENCH: done' "$w/console.log"; then
+if ! why=$(kpgo_qemu_outcome "$w/console.log" KPGO-BENCH: 'done' "$rc" "$secs"); then
 	tail -20 "$w/console.log" >&2
-	die "the training run failed (exit $rc)"
+	die "the training run failed: $why (console: use --keep)"
 fi
+grep '^KPGO-BENCH: ' "$w/console.log" >&2 || true
 printf '%s: guest ran %ss\n' "$prog" $((SECONDS - start)) >&2
 "$kpgo" info "$w/share/train.kpgo" >"$w/info.txt" 2>&1 || die "the guest's profile is not valid: $(tail -1 "$w/info.txt")"
 grep -qx "  KERNEL_BUILD_ID=$build_id" "$w/info.txt" || die "the guest's profile is not of $obj/vmlinux (build id $build_id)"

@@ -83,12 +83,11 @@ rc=0
 kpgo_qemu_run "$accel" "$secs" "$w/console.log" "$kernel" "$w/initrd.gz" \
 	-drive "file=$w/disk.img,if=virtio,format=raw" \
 	-virtfs "local,path=$w/share,mount_tag=out,security_model=none" || rc=$?
-grep '^KPGO: ' "$w/console.log" | tr -d '\r' >&2 || true
-[ "$rc" -ne 124 ] || die "QEMU did not finish in ${secs}s (console: $w/console.log, use --keep)"
-if grep -q '^KPGO: FAIL' "$w/console.log" || ! grep -q '^KPGO: done' "$w/console.log"; then
+if ! why=$(kpgo_qemu_outcome "$w/console.log" KPGO: 'done.*' "$rc" "$secs"); then
 	tail -20 "$w/console.log" >&2
-	die "the training run failed (exit $rc)"
+	die "the training run failed: $why (console: $w/console.log, use --keep)"
 fi
+grep '^KPGO: ' "$w/console.log" >&2 || true
 printf '%s: guest ran %ss\n' "$prog" $((SECONDS - start)) >&2
 
 mkdir "$w/gcov"
