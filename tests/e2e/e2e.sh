@@ -240,6 +240,15 @@ units_note() {
 	[ -z "$failed_units" ] || printf '; failed units in the guest: %s' "$failed_units"
 }
 
+# upload_note NAME: what boot NAME's upload unit did, and the units'
+# exposure as systemd-analyze scored them in the guest.
+upload_note() {
+	printf '; upload unit: %s; exposure: collect %s, upload %s' \
+		"$(guest_says 'upload unit: ' "$1" | cut -c1-90)" \
+		"$(guest_says 'exposure kpgo-collect.service: ' "$1")" \
+		"$(guest_says 'exposure kpgo-upload.service: ' "$1")"
+}
+
 # guest_says PATTERN NAME: the rest of the guest's first line that starts
 # with PATTERN (a sed regular expression without '|'), from boot NAME.
 guest_says() {
@@ -478,7 +487,7 @@ boot_v1() {
 	step boot-v1 "v1, the kernel apt installed"
 	boot boot-v1 "$rel_v1" check
 	check_boot boot-v1 ""
-	ok "release $rel_v1; $report_note; $(workload_line boot-v1)$(units_note)"
+	ok "release $rel_v1; $report_note; $(workload_line boot-v1)$(upload_note boot-v1)$(units_note)"
 }
 
 # boot_rpm GEN DIR REL: the kernel of DIR's .rpm of release REL, with the
@@ -604,7 +613,7 @@ boot_v2() {
 	check_boot boot-v2 "$profile_sha"
 	[ -z "$signing_key" ] || [ -n "$(guest_says 'module dummy: loaded, signer: ' boot-v2)" ] ||
 		fail "the module dummy has no signer under module.sig_enforce=1"
-	ok "release $rel_v2; $report_note (this run's); $(guest_says 'module dummy: ' boot-v2 | sed 's/, signer: / signed by /')${en:+ under $en}; DKMS module: $(guest_says 'module kpgo_hello (DKMS): ' boot-v2 | cut -c1-60); $(workload_line boot-v2)$(units_note)"
+	ok "release $rel_v2; $report_note (this run's); $(guest_says 'module dummy: ' boot-v2 | sed 's/, signer: / signed by /')${en:+ under $en}; DKMS module: $(guest_says 'module kpgo_hello (DKMS): ' boot-v2 | cut -c1-60); $(workload_line boot-v2)$(upload_note boot-v2)$(units_note)"
 }
 
 build_clang() {
