@@ -89,6 +89,21 @@ value() {
     assert_line KPGO_PROFILE=
 }
 
+@test "plan: each profile in the repository's profiles-store is the default of the config it is named for" {
+    ps=$BATS_TEST_DIRNAME/../../profiles-store
+    for cfg in small debian-cloud; do
+        run kpgo plan "${BASE[@]}" --profiles-store "$ps" --config "$cfg"
+        assert_success
+        name=$(value CONFIG)
+        assert_line "KPGO_PROFILE=$ps/6.1/$name.kpgo"
+        picked+=("$name.kpgo")
+    done
+    # nothing in 6.1/ that no config picks (a profile under a name plan never asks for)
+    for f in "$ps"/6.1/*.kpgo; do
+        [[ " ${picked[*]} " == *" ${f##*/} "* ]] || fail "profiles-store/6.1/${f##*/} is no config's default profile"
+    done
+}
+
 @test "plan: versions sort as apt and rpm must see them" {
     # a newer profile, a rebuild, Debian's next revision with the old profile
     with_manifest "$PROFILE" "$W/newer.kpgo" WINDOW_END=2027-01-15T08:00:00Z
