@@ -183,20 +183,15 @@ fuzz-smoke: fuzz $(B)/tests/fuzz-seeds
 # Lint: shellcheck on every shell script (tracked files named *.sh, *.bash,
 # *.bats, or starting with a #! of sh, bash or dash), and the C against
 # .clang-format. Tables that clang-format 14 would break apart are fenced
-# with /* clang-format off */ and /* clang-format on */ and say so. The one
-# file set not checked, LINT_FORMAT_SKIP, is the demo program of
-# tests/fixtures/prog (built by tests/demo.sh and gcc-uses-profile.bats): it
-# is in the layout it was written in, and that is all that keeps it out; no
-# test names its line numbers.
+# with /* clang-format off */ and /* clang-format on */ and say so.
 CLANG_FORMAT ?= clang-format-14
-LINT_FORMAT_SKIP := $(wildcard tests/fixtures/prog/*.c tests/fixtures/prog/*/*.[ch])
 # Tracked files (every file below the tree when it is no git checkout).
 LINT_FILES = $(shell git ls-files 2>/dev/null || find . -path ./$(B) -prune -o -path ./.git -prune \
 	-o -type f -print | sed 's|^\./||')
 SHELL_SCRIPTS = $(sort $(filter %.sh %.bash %.bats,$(LINT_FILES)) \
 	$(shell awk 'FNR == 1 && /^\#!.*[/ ](ba|da)?sh/ { print FILENAME } { nextfile }' \
 		$(filter-out %.sh %.bash %.bats %.c %.h %.md %.png %.svg %.kpgo,$(LINT_FILES))))
-C_SOURCES = $(filter-out $(LINT_FORMAT_SKIP),$(sort $(filter %.c %.h,$(LINT_FILES))))
+C_SOURCES = $(sort $(filter %.c %.h,$(LINT_FILES)))
 
 lint: lint-shell lint-format
 
