@@ -56,12 +56,15 @@ static int describe(const char *tag, const char *file, const struct kpgo_pstat *
 	const char *rel = kpgo_manifest_get(&ps->manifest, MF_RELEASE);
 	const char *merged = kpgo_manifest_get(&ps->manifest, MF_MERGED);
 
-	return strbuf_addf(out, "%s: %s (workload %s, kernel %s, collections merged %s, sum %" PRIu64 ")\n",
-			   tag, file, wl ? wl : "?", rel ? rel : "?", merged ? merged : "?", ps->sum);
+	return strbuf_addf(out,
+			   "%s: %s (workload %s, kernel %s, collections merged %s, sum %" PRIu64
+			   ")\n",
+			   tag, file, wl ? wl : "?", rel ? rel : "?", merged ? merged : "?",
+			   ps->sum);
 }
 
-static int fn_rows(const struct kpgo_pdiff *d, const struct kpgo_pstat *a, const struct kpgo_pstat *b,
-		   const size_t *idx, ssize_t n, struct strbuf *out)
+static int fn_rows(const struct kpgo_pdiff *d, const struct kpgo_pstat *a,
+		   const struct kpgo_pstat *b, const size_t *idx, ssize_t n, struct strbuf *out)
 {
 	struct strbuf label = STRBUF_INIT;
 	ssize_t i;
@@ -76,7 +79,9 @@ static int fn_rows(const struct kpgo_pdiff *d, const struct kpgo_pstat *a, const
 		r |= kpgo_pstat_fn_label(ps, fn, &label);
 		r |= strbuf_addf(out, "  %7.2f%%  %7.2f%%  %+7.2f  %s%s\n", 100.0 * f->share_a,
 				 100.0 * f->share_b, 100.0 * (f->share_b - f->share_a), label.buf,
-				 !f->a ? " (only in b)" : !f->b ? " (only in a)" : "");
+				 !f->a ? " (only in b)" :
+				 !f->b ? " (only in a)" :
+					 "");
 	}
 	strbuf_release(&label);
 	return r;
@@ -106,8 +111,10 @@ static int format_text(const struct kpgo_pdiff *d, const char *fa, const struct 
 	n = kpgo_pdiff_group_movers(d, top, &idx);
 	if (n < 0)
 		return -ENOMEM;
-	r |= strbuf_addf(out, "\nsubsystems by change of share (first %u directory levels; change in points):\n"
-			      "%sdirectory\n", a->depth, head);
+	r |= strbuf_addf(out,
+			 "\nsubsystems by change of share (first %u directory levels; change in points):\n"
+			 "%sdirectory\n",
+			 a->depth, head);
 	for (i = 0; i < n; i++) {
 		const struct kpgo_pdiff_group *g = &d->groups[idx[i]];
 
@@ -320,7 +327,8 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_fraction(optarg, &min_sim))
-				return usage_error("diff", "bad --min-similarity '%s' (0 to 1)", optarg);
+				return usage_error("diff", "bad --min-similarity '%s' (0 to 1)",
+						   optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("diff", "bad option");

@@ -78,8 +78,7 @@ void json_pstat_fn(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
 	}
 }
 
-void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
-		      const char *objtree)
+void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps, const char *objtree)
 {
 	const struct kpgo_pstat_names *n = &ps->names;
 
@@ -99,8 +98,7 @@ void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
 	kpgo_jw_end(w);
 }
 
-static int print_json(const struct kpgo_pstat *ps, const char *file, const char *objtree,
-		      size_t top)
+static int print_json(const struct kpgo_pstat *ps, const char *file, const char *objtree, size_t top)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct kpgo_json_writer w;
@@ -200,7 +198,10 @@ static int write_html(const struct kpgo_pstat *ps, const char *file, const char 
 		      const char *pgo_report, const char *out, size_t top)
 {
 	struct kpgo_html_input in = {
-		.file = file, .objtree = objtree, .top = top, .generator = "kpgo " KPGO_VERSION,
+		.file = file,
+		.objtree = objtree,
+		.top = top,
+		.generator = "kpgo " KPGO_VERSION,
 	};
 	struct strbuf report = STRBUF_INIT, html = STRBUF_INIT;
 	char sha[KPGO_SHA256_HEX];

@@ -77,8 +77,7 @@ static const char usage_text[] =
 static bool value_ok(const char *v)
 {
 	for (; *v; v++)
-		if ((unsigned char)*v <= ' ' || strchr("'\"$\\`#;&|<>()*?[]{}!", *v) ||
-		    *v == 0x7f)
+		if ((unsigned char)*v <= ' ' || strchr("'\"$\\`#;&|<>()*?[]{}!", *v) || *v == 0x7f)
 			return false;
 	return true;
 }
@@ -233,8 +232,8 @@ static int store_profile(const char *dir, const char *release, const char *cc, b
 
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage"
-						   : strerror(-r));
+				     r == -ENOEXEC ? "it failed to compile with --coverage" :
+						     strerror(-r));
 		kpgo_gcc_version_str(stamp, gv);
 		q.gcov_version = gv;
 	}
@@ -316,8 +315,9 @@ static int rfc2822(long long epoch, char *buf, size_t len)
 
 static int print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, const char *pkg,
 			   const char *maint, long long epoch, const struct kpgo_plan_input *in,
-			   const char *cfgname, const char *srcpkg, const struct kpgo_dpkg_package *dp,
-			   const char *sha, const struct kpgo_manifest *m)
+			   const char *cfgname, const char *srcpkg,
+			   const struct kpgo_dpkg_package *dp, const char *sha,
+			   const struct kpgo_manifest *m)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char date[64];
@@ -344,12 +344,14 @@ static int print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, 
 		const char *we = kpgo_manifest_get(m, MF_WINDOW_END);
 		const char *merged = kpgo_manifest_get(m, MF_MERGED);
 
-		strbuf_addf(&sb, "Optimized with the profile sha256 %s (workload %s, collected on %s, "
-				 "%s profile(s) merged, collection window ending %s).",
+		strbuf_addf(&sb,
+			    "Optimized with the profile sha256 %s (workload %s, collected on %s, "
+			    "%s profile(s) merged, collection window ending %s).",
 			    sha, wl ? wl : "unknown", rel ? rel : "unknown", merged ? merged : "1",
 			    we ? we : "unknown");
 	} else {
-		strbuf_addstr(&sb, "Instrumented with gcov on every object, for profile collection.");
+		strbuf_addstr(&sb,
+			      "Instrumented with gcov on every object, for profile collection.");
 	}
 	changelog_item(sb.buf);
 	strbuf_reset(&sb);
@@ -363,9 +365,26 @@ static int print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, 
 int cmd_plan(int argc, char **argv)
 {
 	enum {
-		OPT_SERIES = 256, OPT_SRC, OPT_SRCPKG, OPT_SRCVER, OPT_DPKG, OPT_CONFIG, OPT_FULL,
-		OPT_KCONFIG, OPT_DEBCONFIG, OPT_PROFILE, OPT_STORE, OPT_CC, OPT_SERIAL, OPT_FORMAT,
-		OPT_CHANGELOG, OPT_PACKAGE, OPT_MAINT, OPT_EPOCH, OPT_PSTORE, OPT_AS_SOURCE,
+		OPT_SERIES = 256,
+		OPT_SRC,
+		OPT_SRCPKG,
+		OPT_SRCVER,
+		OPT_DPKG,
+		OPT_CONFIG,
+		OPT_FULL,
+		OPT_KCONFIG,
+		OPT_DEBCONFIG,
+		OPT_PROFILE,
+		OPT_STORE,
+		OPT_CC,
+		OPT_SERIAL,
+		OPT_FORMAT,
+		OPT_CHANGELOG,
+		OPT_PACKAGE,
+		OPT_MAINT,
+		OPT_EPOCH,
+		OPT_PSTORE,
+		OPT_AS_SOURCE,
 		OPT_OVERRIDE,
 	};
 	static const struct option opts[] = {
@@ -453,12 +472,14 @@ int cmd_plan(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				o.fmt = FMT_JSON;
 			else
-				return usage_error("plan", "unknown format '%s' (shell, make, rpm, json)",
+				return usage_error("plan",
+						   "unknown format '%s' (shell, make, rpm, json)",
 						   optarg);
 			break;
 		case OPT_CHANGELOG:
 			if (strcmp(optarg, "instr") && strcmp(optarg, "pgo"))
-				return usage_error("plan", "--changelog is instr or pgo, not '%s'", optarg);
+				return usage_error("plan", "--changelog is instr or pgo, not '%s'",
+						   optarg);
 			changelog = optarg;
 			break;
 		case OPT_PACKAGE: package = optarg; break;
@@ -475,13 +496,15 @@ int cmd_plan(int argc, char **argv)
 	if (profile && store)
 		return usage_error("plan", "--profile and --store exclude each other");
 	if (pstore && (profile || store))
-		return usage_error("plan", "--profiles-store is for when neither --profile nor --store is given");
+		return usage_error("plan",
+				   "--profiles-store is for when neither --profile nor --store is given");
 	if (cc && !store)
 		return usage_error("plan", "--cc is for --store");
 	if (override && !store)
 		return usage_error("plan", "--override-policy is for --store");
 	if (srcpkg && srcver)
-		return usage_error("plan", "--source-package and --source-version exclude each other");
+		return usage_error("plan",
+				   "--source-package and --source-version exclude each other");
 	if (series && (strlen(series) > 8 || strspn(series, "0123456789.") != strlen(series) ||
 		       !strchr(series, '.')))
 		return usage_error("plan", "bad --series '%s' (e.g. 6.1)", series);
@@ -498,7 +521,7 @@ int cmd_plan(int argc, char **argv)
 			return usage_error("plan", "bad date epoch '%s'", epoch_arg);
 	}
 	if (package && (!*package || strspn(package, "abcdefghijklmnopqrstuvwxyz0123456789.+-") !=
-						 strlen(package)))
+					     strlen(package)))
 		return usage_error("plan", "bad --package '%s'", package);
 	if (!maint) {
 		const char *n = getenv("DEBFULLNAME"), *e = getenv("DEBEMAIL");
@@ -513,7 +536,8 @@ int cmd_plan(int argc, char **argv)
 
 	/* the kernel's version: its Makefile */
 	if (src) {
-		if (strbuf_addf(&path, "%s/Makefile", src) || read_text(path.buf, &makefile, 1 << 20))
+		if (strbuf_addf(&path, "%s/Makefile", src) ||
+		    read_text(path.buf, &makefile, 1 << 20))
 			goto out;
 	} else {
 		if (strbuf_addf(&tarball, "/usr/src/linux-source-%s.tar.xz", series ? series : "6.1"))
@@ -546,7 +570,8 @@ int cmd_plan(int argc, char **argv)
 			struct strbuf def = STRBUF_INIT;
 
 			if (!dpkg_status) {
-				if (strbuf_addf(&def, "%s/status", admin && *admin ? admin : "/var/lib/dpkg"))
+				if (strbuf_addf(&def, "%s/status",
+						admin && *admin ? admin : "/var/lib/dpkg"))
 					goto oom;
 			}
 			if (read_text(dpkg_status ? dpkg_status : def.buf, &status, 64u << 20)) {
@@ -614,12 +639,14 @@ int cmd_plan(int argc, char **argv)
 	/* the config file */
 	switch (cn.kind) {
 	case KPGO_CONFIG_FRAGMENT:
-		if (strbuf_addf(&cfgfile, "%s/small.config", kconfig_dir ? kconfig_dir : "hooks/build/kconfig"))
+		if (strbuf_addf(&cfgfile, "%s/small.config",
+				kconfig_dir ? kconfig_dir : "hooks/build/kconfig"))
 			goto oom;
 		break;
 	case KPGO_CONFIG_DEBIAN:
-		if (debconfig_dir ? strbuf_addf(&cfgfile, "%s/%s", debconfig_dir, cn.file)
-				  : strbuf_addf(&cfgfile, "/usr/src/linux-config-%s/%s", p.series, cn.file))
+		if (debconfig_dir ?
+			    strbuf_addf(&cfgfile, "%s/%s", debconfig_dir, cn.file) :
+			    strbuf_addf(&cfgfile, "/usr/src/linux-config-%s/%s", p.series, cn.file))
 			goto oom;
 		break;
 	case KPGO_CONFIG_FULL:
@@ -629,7 +656,9 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (access(cfgfile.buf, R_OK)) {
 		error("cannot read the config '%s' (%s)%s", cfgfile.buf, strerror(errno),
-		      cn.kind == KPGO_CONFIG_DEBIAN ? ": install the linux-config package of the series" : "");
+		      cn.kind == KPGO_CONFIG_DEBIAN ?
+			      ": install the linux-config package of the series" :
+			      "");
 		goto out;
 	}
 
@@ -648,7 +677,8 @@ int cmd_plan(int argc, char **argv)
 				epoch = (long long)t;
 		}
 		if (epoch < 0) {
-			error("--changelog %s needs a date: --date-epoch or SOURCE_DATE_EPOCH", changelog);
+			error("--changelog %s needs a date: --date-epoch or SOURCE_DATE_EPOCH",
+			      changelog);
 			goto out;
 		}
 		ret = print_changelog(pgo, as_source, &p, package, maint, epoch, &in, cn.name,
@@ -664,8 +694,10 @@ int cmd_plan(int argc, char **argv)
 	put(&o, "BUILT_USING_SOURCE", have_pkg ? dp.source : "");
 	put(&o, "BUILT_USING_VERSION", have_pkg ? dp.source_version : "");
 	put(&o, "CONFIG", cn.name);
-	put(&o, "CONFIG_KIND", cn.kind == KPGO_CONFIG_FRAGMENT ? "fragment" :
-			       cn.kind == KPGO_CONFIG_DEBIAN ? "debian" : "full");
+	put(&o, "CONFIG_KIND",
+	    cn.kind == KPGO_CONFIG_FRAGMENT ? "fragment" :
+	    cn.kind == KPGO_CONFIG_DEBIAN   ? "debian" :
+					      "full");
 	put(&o, "CONFIG_FILE", cfgfile.buf);
 	put(&o, "CONFIG_TAG", cn.tag);
 	put(&o, "REL_INSTR", p.rel_instr);

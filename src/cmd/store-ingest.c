@@ -81,7 +81,9 @@ static void report(void *ctx, const struct kpgo_ingest_event *ev)
 			printf("current %s: %zu profiles, merged already\n", ev->name, ev->inputs);
 		break;
 	case KPGO_INGEST_MERGE_FAILED: printf("failed %s: %s\n", ev->name, ev->detail); break;
-	case KPGO_INGEST_SUPERSEDED: printf("superseded %s: removed %s\n", ev->name, ev->sha); break;
+	case KPGO_INGEST_SUPERSEDED:
+		printf("superseded %s: removed %s\n", ev->name, ev->sha);
+		break;
 	}
 	fflush(stdout);
 }
@@ -116,8 +118,10 @@ static int similarities(struct kpgo_store *s, const struct ingest_ctx *c, double
 			printf("similarity %s: not in the store any more\n", name);
 			continue;
 		}
-		q = (struct kpgo_store_query){ .release = e->release, .build_id = e->build_id,
-					       .gcov_version = e->gcov_version, .arch = e->arch };
+		q = (struct kpgo_store_query){ .release = e->release,
+					       .build_id = e->build_id,
+					       .gcov_version = e->gcov_version,
+					       .arch = e->arch };
 		if (kpgo_store_select(&idx, &q, &ch, &err) || ch.rank != KPGO_RANK_BUILD_ID ||
 		    !strcmp(ch.e->sha, sha)) {
 			printf("similarity %s: the only profile of its kernel build\n", name);
@@ -164,7 +168,13 @@ static int parse_fraction(const char *s, double *out)
 int store_ingest(int argc, char **argv)
 {
 	enum {
-		OPT_STORE = 256, OPT_WEIGHTS, OPT_SETTLE, OPT_ARCH, OPT_GCOV, OPT_CC, OPT_SIM,
+		OPT_STORE = 256,
+		OPT_WEIGHTS,
+		OPT_SETTLE,
+		OPT_ARCH,
+		OPT_GCOV,
+		OPT_CC,
+		OPT_SIM,
 		OPT_MIN_SIM,
 	};
 	static const struct option opts[] = {
@@ -199,8 +209,8 @@ int store_ingest(int argc, char **argv)
 		case OPT_WEIGHTS: weights_file = optarg; break;
 		case OPT_SETTLE:
 			if (kpgo_duration_parse(optarg, &o.settle) || o.settle > 86400)
-				return usage_error("store ingest", "bad --settle '%s' (e.g. 90s, 5m)",
-						   optarg);
+				return usage_error("store ingest",
+						   "bad --settle '%s' (e.g. 90s, 5m)", optarg);
 			break;
 		case OPT_ARCH: o.arch = optarg; break;
 		case OPT_GCOV: o.gcov_version = optarg; break;
@@ -208,8 +218,8 @@ int store_ingest(int argc, char **argv)
 		case OPT_SIM: similarity = true; break;
 		case OPT_MIN_SIM:
 			if (parse_fraction(optarg, &min_sim))
-				return usage_error("store ingest", "bad --min-similarity '%s' (0 to 1)",
-						   optarg);
+				return usage_error("store ingest",
+						   "bad --min-similarity '%s' (0 to 1)", optarg);
 			similarity = true;
 			break;
 		case OPT_STORE: store_dir_opt = optarg; break;
@@ -224,14 +234,15 @@ int store_ingest(int argc, char **argv)
 	if (cc && o.gcov_version)
 		return usage_error("store ingest", "--gcov-version and --cc exclude each other");
 	if (o.gcov_version && kpgo_gcc_version_parse(o.gcov_version, &stamp))
-		return usage_error("store ingest", "bad gcov version '%s' (four characters, e.g. 'B22*')",
+		return usage_error("store ingest",
+				   "bad gcov version '%s' (four characters, e.g. 'B22*')",
 				   o.gcov_version);
 	if (cc) {
 		r = kpgo_compiler_gcov_version(cc, &stamp);
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage"
-						   : strerror(-r));
+				     r == -ENOEXEC ? "it failed to compile with --coverage" :
+						     strerror(-r));
 		kpgo_gcc_version_str(stamp, gv);
 		o.gcov_version = gv;
 	}
@@ -267,7 +278,8 @@ int store_ingest(int argc, char **argv)
 			warning("%d profiles are outliers: similarity below %g", n, min_sim);
 	}
 	if (!r)
-		note(2, "%zu added, %zu known, %zu rejected, %zu pending; %zu merged, %zu up to date",
+		note(2,
+		     "%zu added, %zu known, %zu rejected, %zu pending; %zu merged, %zu up to date",
 		     res.added, res.known, res.rejected, res.pending, res.merged, res.current);
 	kpgo_store_release(&s);
 	kpgo_weights_release(&weights);

@@ -97,13 +97,29 @@ static const char gc_usage[] =
 
 const char *store_dir_opt;
 
-enum { OPT_STORE = 256, OPT_RELEASE, OPT_BUILD_ID, OPT_GCOV, OPT_CC, OPT_ARCH, OPT_REPAIR,
-       OPT_KEEP, OPT_DRY_RUN, OPT_EXPLAIN, OPT_OVERRIDE, OPT_NOW };
+enum {
+	OPT_STORE = 256,
+	OPT_RELEASE,
+	OPT_BUILD_ID,
+	OPT_GCOV,
+	OPT_CC,
+	OPT_ARCH,
+	OPT_REPAIR,
+	OPT_KEEP,
+	OPT_DRY_RUN,
+	OPT_EXPLAIN,
+	OPT_OVERRIDE,
+	OPT_NOW
+};
 
-#define COMMON_OPTIONS                                                          \
-	{ "store", required_argument, NULL, OPT_STORE },                        \
-	{ "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
+/* Not clang-formatted: clang-format takes the initialisers for a block and breaks them apart. */
+/* clang-format off */
+#define COMMON_OPTIONS								\
+	{ "store", required_argument, NULL, OPT_STORE },			\
+	{ "quiet", no_argument, NULL, 'q' },					\
+	{ "verbose", no_argument, NULL, 'v' },					\
 	{ "help", no_argument, NULL, 'h' }
+/* clang-format on */
 
 /*
  * The options every store command takes. Returns -1 when @c is not one of
@@ -206,7 +222,9 @@ static const char *or_dash(const char *s)
 static int store_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf jsb = STRBUF_INIT;
 	struct kpgo_json_writer w;
@@ -271,7 +289,9 @@ out:
 static int store_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf jsb = STRBUF_INIT;
 	struct kpgo_json_writer w;
@@ -325,8 +345,7 @@ static int store_show(int argc, char **argv)
 		kpgo_jw_end(&w);
 		ret = print_json_doc(&w);
 	} else {
-		printf("sha256: %s\nfile: %s\nadded: %s\n\nmanifest:\n", e->sha, path.buf,
-		       e->added);
+		printf("sha256: %s\nfile: %s\nadded: %s\n\nmanifest:\n", e->sha, path.buf, e->added);
 		for (i = 0; i < m->n; i++)
 			printf("  %s=%s\n", m->e[i].key, m->e[i].value);
 	}
@@ -402,8 +421,8 @@ static int store_select(int argc, char **argv)
 
 		if (r)
 			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage"
-						   : strerror(-r));
+				     r == -ENOEXEC ? "it failed to compile with --coverage" :
+						     strerror(-r));
 		kpgo_gcc_version_str(stamp, gv);
 		q.gcov_version = gv;
 	}
@@ -448,9 +467,9 @@ static int store_select(int argc, char **argv)
 		kpgo_jw_string(&w, "why", ch.why);
 		kpgo_jw_object_begin_inline(&w, "policy");
 		kpgo_jw_string(&w, "verdict",
-			       ch.overridden			    ? "overridden"
-			       : ch.verdict == KPGO_POLICY_WARN ? "warn"
-								    : "ok");
+			       ch.overridden		      ? "overridden" :
+			       ch.verdict == KPGO_POLICY_WARN ? "warn" :
+								"ok");
 		kpgo_jw_string(&w, "why", ch.policy_why);
 		kpgo_jw_end(&w);
 		json_entry(&w, "profile", ch.e, path.buf);
@@ -481,7 +500,9 @@ static int store_policy(int argc, char **argv)
 {
 	struct kpgo_json_writer w;
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_store_policy p;
 	struct strbuf sb = STRBUF_INIT;
@@ -527,7 +548,9 @@ static int store_policy(int argc, char **argv)
 static int store_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "repair", no_argument, NULL, OPT_REPAIR }, COMMON_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "repair", no_argument, NULL, OPT_REPAIR },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_store_report rep;
 	struct kpgo_error err;
@@ -625,8 +648,8 @@ static int store_gc(int argc, char **argv)
 
 static const struct subcommand_entry subcommands[] = {
 	{ "add", store_add },	    { "list", store_list },	{ "show", store_show },
-	{ "select", store_select }, { "policy", store_policy }, { "verify", store_verify }, { "gc", store_gc },
-	{ "ingest", store_ingest },
+	{ "select", store_select }, { "policy", store_policy }, { "verify", store_verify },
+	{ "gc", store_gc },	    { "ingest", store_ingest },
 };
 
 int cmd_store(int argc, char **argv)
@@ -638,6 +661,6 @@ int cmd_store(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
 		if ((ret = common_option(c, "store", usage_text)) != 256)
 			return ret < 0 ? usage_error("store", "bad option") : ret;
-	return run_subcommand("store", subcommands, sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			      argv);
+	return run_subcommand("store", subcommands, sizeof(subcommands) / sizeof(subcommands[0]),
+			      argc, argv);
 }

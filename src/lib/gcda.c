@@ -163,7 +163,8 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 				return ERR_AT(err, rec, "counter record outside a function");
 			n = (uint64_t)(-(int64_t)slen);
 			if (n % unit)
-				return ERR_AT(err, rec, "counter length %d not a whole number of counters",
+				return ERR_AT(err, rec,
+					      "counter length %d not a whole number of counters",
 					      slen);
 			n /= unit;
 			r = check_counters(err, rec, n, nc);
@@ -182,12 +183,14 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 			bytes = rawlen;
 		} else {
 			if (rawlen > (len - pos) / 4)
-				return ERR_AT(err, rec, "record length %u past the end of the file (%zu bytes left)",
+				return ERR_AT(err, rec,
+					      "record length %u past the end of the file (%zu bytes left)",
 					      rawlen, len - pos);
 			bytes = (size_t)rawlen * 4;
 		}
 		if (bytes > len - pos)
-			return ERR_AT(err, rec, "record length %u past the end of the file (%zu bytes left)",
+			return ERR_AT(err, rec,
+				      "record length %u past the end of the file (%zu bytes left)",
 				      rawlen, len - pos);
 		if (tag == KPGO_TAG_FUNCTION) {
 			if (bytes == 0) {
@@ -197,9 +200,11 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 				continue;
 			}
 			if (bytes != 12)
-				return ERR_AT(err, rec, "function record of %zu bytes, expected 12", bytes);
+				return ERR_AT(err, rec, "function record of %zu bytes, expected 12",
+					      bytes);
 			if (nf >= KPGO_GCDA_MAX_FUNCTIONS)
-				return ERR_AT(err, rec, "too many functions (more than %u in one file)",
+				return ERR_AT(err, rec,
+					      "too many functions (more than %u in one file)",
 					      KPGO_GCDA_MAX_FUNCTIONS);
 			if (fill) {
 				struct kpgo_gcda_fn *f = &g->fns[nf];
@@ -220,7 +225,8 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 			if (!in_fn || fn_has_arcs)
 				return ERR_AT(err, rec, "counter record outside a function");
 			if (bytes % 8)
-				return ERR_AT(err, rec, "counter record of %zu bytes, not whole counters",
+				return ERR_AT(err, rec,
+					      "counter record of %zu bytes, not whole counters",
 					      bytes);
 			n = bytes / 8;
 			r = check_counters(err, rec, n, nc);
@@ -244,7 +250,8 @@ static int parse_records(const unsigned char *d, size_t len, size_t pos,
 			if (summary)
 				return ERR_AT(err, rec, "second summary record");
 			if (bytes != 8)
-				return ERR_AT(err, rec, "summary record of %zu bytes, expected 8", bytes);
+				return ERR_AT(err, rec, "summary record of %zu bytes, expected 8",
+					      bytes);
 			summary = true;
 			if (fill) {
 				g->has_summary = true;

@@ -31,7 +31,7 @@
 #define KPGO_GCDA_MAX_COUNTERS (1u << 20)    /* arc counters of one object */
 #define KPGO_GCDA_MAX_FUNCTIONS (1u << 16)   /* functions of one object */
 /* The largest .gcda kpgo writes for an object within the caps (with summary). */
-#define KPGO_GCDA_MAX_BYTES                                                              \
+#define KPGO_GCDA_MAX_BYTES                                                                        \
 	(32u + 16u + 28u * KPGO_GCDA_MAX_FUNCTIONS + 8u * KPGO_GCDA_MAX_COUNTERS)
 
 /**
@@ -150,7 +150,6 @@ int kpgo_gcda_copy(struct kpgo_gcda *dst, const struct kpgo_gcda *src);
 void kpgo_gcda_scale(struct kpgo_gcda *g, uint64_t div);
 
 /* Function with @ident, or NULL. Linear for small files, so cheap enough. */
-const struct kpgo_gcda_fn *kpgo_gcda_find(const struct kpgo_gcda *g, uint32_t ident,
-					  size_t hint);
+const struct kpgo_gcda_fn *kpgo_gcda_find(const struct kpgo_gcda *g, uint32_t ident, size_t hint);
 
 #endif

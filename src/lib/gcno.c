@@ -118,8 +118,8 @@ static const char *keep(struct kpgo_gcno *g, size_t *used, const char *s, size_t
 }
 
 /* One FUNCTION record's payload, c->pos..c->end. */
-static int function_record(struct cursor *c, struct kpgo_gcno *g, struct counts *cnt,
-			   size_t *used, struct kpgo_error *err)
+static int function_record(struct cursor *c, struct kpgo_gcno *g, struct counts *cnt, size_t *used,
+			   struct kpgo_error *err)
 {
 	bool fill = g->fns != NULL;
 	struct kpgo_gcno_fn f = { 0 };
@@ -217,11 +217,13 @@ static int parse(const unsigned char *d, size_t len, struct kpgo_gcno *g, struct
 			bytes = rawlen;
 		} else {
 			if (rawlen > (len - c.pos) / 4)
-				return bad(err, rec, "record length %u past the end of the file", rawlen);
+				return bad(err, rec, "record length %u past the end of the file",
+					   rawlen);
 			bytes = (size_t)rawlen * 4;
 		}
 		if (bytes > len - c.pos)
-			return bad(err, rec, "record length %u past the end of the file (%zu bytes left)",
+			return bad(err, rec,
+				   "record length %u past the end of the file (%zu bytes left)",
 				   rawlen, len - c.pos);
 		c.end = c.pos + bytes;
 		if (tag == KPGO_TAG_FUNCTION) {

@@ -141,7 +141,8 @@ int kpgo_html_pgo_report(const struct kpgo_html_input *in, struct strbuf *out)
 	bool in_kv = false, para_start = true;
 	int r = 0;
 
-	r |= strbuf_addstr(out, "<h2 id=\"applied\">What the build applied</h2>\n<p class=\"note\">From <code>");
+	r |= strbuf_addstr(out,
+			   "<h2 id=\"applied\">What the build applied</h2>\n<p class=\"note\">From <code>");
 	r |= kpgo_html_escape(out, in->pgo_report_name, strlen(in->pgo_report_name));
 	r |= strbuf_addstr(out, "</code>");
 	if (next_line(&p, end, &l)) {
@@ -175,8 +176,9 @@ int kpgo_html_pgo_report(const struct kpgo_html_input *in, struct strbuf *out)
 	}
 	r |= strbuf_addstr(out, "</table>\n");
 	if (notes.len)
-		r |= strbuf_addf(out, "<details><summary>How the numbers are counted</summary><pre>%s</pre>"
-				      "</details>\n",
+		r |= strbuf_addf(out,
+				 "<details><summary>How the numbers are counted</summary><pre>%s</pre>"
+				 "</details>\n",
 				 notes.buf);
 	while (p < end && next_line(&p, end, &l))
 		if (starts(&l, "== "))

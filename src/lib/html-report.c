@@ -98,8 +98,7 @@ static const char style[] =
 	"pre{background:#fff;border:1px solid #d8dde3;padding:8px;overflow-x:auto;font-size:12px}"
 	"details{margin:6px 0}summary{cursor:pointer}";
 
-static int head(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
-		struct strbuf *out)
+static int head(const struct kpgo_pstat *ps, const struct kpgo_html_input *in, struct strbuf *out)
 {
 	const char *rel = kpgo_manifest_get(&ps->manifest, MF_RELEASE);
 	const char *wl = kpgo_manifest_get(&ps->manifest, MF_WORKLOAD);
@@ -113,8 +112,9 @@ static int head(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
 	r |= esc(out, in->generator);
 	r |= strbuf_addstr(out, "\"/>\n<title>kpgo profile report: ");
 	r |= esc(out, rel ? rel : in->file);
-	r |= strbuf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n"
-			      "<h1>Kernel profile <code>",
+	r |= strbuf_addf(out,
+			 "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n"
+			 "<h1>Kernel profile <code>",
 			 style);
 	r |= esc(out, rel ? rel : "(no release)");
 	r |= strbuf_addstr(out, "</code></h1>\n<p class=\"sub\">");
@@ -167,8 +167,7 @@ static size_t fns_for_share(const struct kpgo_pstat *ps, const size_t *idx, size
 	return n;
 }
 
-static int summary(const struct kpgo_pstat *ps, const struct kpgo_html_input *in,
-		   struct strbuf *out)
+static int summary(const struct kpgo_pstat *ps, const struct kpgo_html_input *in, struct strbuf *out)
 {
 	char big[64], small[160], nb[40], nb2[40];
 	size_t *idx = NULL;
@@ -196,28 +195,32 @@ static int summary(const struct kpgo_pstat *ps, const struct kpgo_html_input *in
 		 num(fns_for_share(ps, idx, (size_t)n, 0.9), nb));
 	r |= card(out, "concentration", big, small);
 	if (ps->named) {
-		snprintf(big, sizeof(big), "%.1f%%", 100.0 * kpgo_pstat_share(ps, ps->names.count_named));
-		snprintf(small, sizeof(small), "of counts in named functions (%zu of %zu .gcno read)",
+		snprintf(big, sizeof(big), "%.1f%%",
+			 100.0 * kpgo_pstat_share(ps, ps->names.count_named));
+		snprintf(small, sizeof(small),
+			 "of counts in named functions (%zu of %zu .gcno read)",
 			 ps->names.objects_gcno, ps->n_objs);
 		r |= card(out, "named", big, small);
 	}
 	r |= strbuf_addstr(out, "</div>\n");
 	if (!ps->named)
-		r |= strbuf_addstr(out, "<p class=\"note\">Functions are not named: the report was made "
-					"without the instrumented build's .gcno files (kpgo info --objtree).</p>\n");
+		r |= strbuf_addstr(out,
+				   "<p class=\"note\">Functions are not named: the report was made "
+				   "without the instrumented build's .gcno files (kpgo info --objtree).</p>\n");
 	else if (in->objtree) {
 		r |= strbuf_addstr(out, "<p class=\"note\">Names from <code>");
 		r |= esc(out, in->objtree);
-		r |= strbuf_addf(out, "</code>: %zu functions named exactly, %zu whose source changed since "
-				      "(name kept), %zu not named.</p>\n",
+		r |= strbuf_addf(out,
+				 "</code>: %zu functions named exactly, %zu whose source changed since "
+				 "(name kept), %zu not named.</p>\n",
 				 ps->names.fns_exact, ps->names.fns_changed, ps->names.fns_none);
 	}
 	free(idx);
 	return r;
 }
 
-static const char *const palette[] = { "#3b7dd8", "#e8833a", "#3aa55d", "#c94f7c", "#8a63d2",
-				       "#2aa1b3", "#c7a22a", "#6d7f8f" };
+static const char *const palette[] = { "#3b7dd8", "#e8833a", "#3aa55d", "#c94f7c",
+				       "#8a63d2", "#2aa1b3", "#c7a22a", "#6d7f8f" };
 
 /* Horizontal bars, one per subsystem, the rest as one. */
 static int chart(const struct kpgo_pstat *ps, struct strbuf *out)
@@ -265,7 +268,8 @@ static int chart(const struct kpgo_pstat *ps, struct strbuf *out)
 				 "</text>\n<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				 "fill=\"%s\" rx=\"2\"/>\n<text x=\"%.1f\" y=\"%d\">%.1f%%</text>\n",
 				 label_w, y + 4, w < 1 ? 1 : w, row_h - 8,
-				 other ? "#9aa5b1" : palette[i % (sizeof(palette) / sizeof(*palette))],
+				 other ? "#9aa5b1" :
+					 palette[i % (sizeof(palette) / sizeof(*palette))],
 				 label_w + (w < 1 ? 1 : w) + 6, y + 17, 100.0 * share);
 	}
 	r |= strbuf_addstr(out, "</svg>\n");
@@ -275,7 +279,8 @@ static int chart(const struct kpgo_pstat *ps, struct strbuf *out)
 
 static int bar_cell(struct strbuf *out, double share, double max_share)
 {
-	return strbuf_addf(out, "<td class=\"barcell\"><div class=\"bar\" style=\"width:%.1f%%\"></div></td>",
+	return strbuf_addf(out,
+			   "<td class=\"barcell\"><div class=\"bar\" style=\"width:%.1f%%\"></div></td>",
 			   max_share > 0 ? 100.0 * share / max_share : 0);
 }
 
@@ -291,22 +296,25 @@ static int functions(const struct kpgo_pstat *ps, size_t top, struct strbuf *out
 	if (n < 0)
 		return -ENOMEM;
 	max_share = n ? kpgo_pstat_share(ps, ps->fns[idx[0]].count) : 0;
-	r |= strbuf_addf(out, "<h2 id=\"functions\">Hottest functions</h2>\n"
-			      "<table id=\"hottest-functions\">\n<tr><th>#</th><th>share</th><th></th>"
-			      "<th>count</th><th>function</th><th>source</th></tr>\n");
+	r |= strbuf_addf(out,
+			 "<h2 id=\"functions\">Hottest functions</h2>\n"
+			 "<table id=\"hottest-functions\">\n<tr><th>#</th><th>share</th><th></th>"
+			 "<th>count</th><th>function</th><th>source</th></tr>\n");
 	for (i = 0; i < n; i++) {
 		const struct kpgo_pstat_fn *f = &ps->fns[idx[i]];
 		double share = kpgo_pstat_share(ps, f->count);
 
-		r |= strbuf_addf(out, "<tr><td class=\"n\">%zd</td><td class=\"n\">%.2f%%</td>", i + 1,
-				 100.0 * share);
+		r |= strbuf_addf(out, "<tr><td class=\"n\">%zd</td><td class=\"n\">%.2f%%</td>",
+				 i + 1, 100.0 * share);
 		r |= bar_cell(out, share, max_share);
-		r |= strbuf_addf(out, "<td class=\"n\">%s</td><td><code class=\"fn\">", num(f->count, nb));
+		r |= strbuf_addf(out, "<td class=\"n\">%s</td><td><code class=\"fn\">",
+				 num(f->count, nb));
 		if (f->name) {
 			r |= esc(out, f->name);
 			r |= strbuf_addstr(out, "</code>");
 			if (f->state == KPGO_NAME_CHANGED)
-				r |= strbuf_addstr(out, " <span class=\"note\">(changed since)</span>");
+				r |= strbuf_addstr(out,
+						   " <span class=\"note\">(changed since)</span>");
 			r |= strbuf_addstr(out, "</td><td><code>");
 			r |= esc(out, f->file);
 			r |= strbuf_addf(out, ":%" PRIu32 "</code>", f->line);
@@ -340,18 +348,20 @@ static int objects(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 	if (n < 0)
 		return -ENOMEM;
 	max_share = n ? kpgo_pstat_share(ps, ps->objs[idx[0]].count) : 0;
-	r |= strbuf_addstr(out, "<h2 id=\"objects\">Hottest objects</h2>\n<table id=\"hottest-objects\">\n"
-				"<tr><th>#</th><th>share</th><th></th><th>count</th>"
-				"<th>functions run</th><th>object</th></tr>\n");
+	r |= strbuf_addstr(out,
+			   "<h2 id=\"objects\">Hottest objects</h2>\n<table id=\"hottest-objects\">\n"
+			   "<tr><th>#</th><th>share</th><th></th><th>count</th>"
+			   "<th>functions run</th><th>object</th></tr>\n");
 	for (i = 0; i < n; i++) {
 		const struct kpgo_pstat_obj *o = &ps->objs[idx[i]];
 		double share = kpgo_pstat_share(ps, o->count);
 
-		r |= strbuf_addf(out, "<tr><td class=\"n\">%zd</td><td class=\"n\">%.2f%%</td>", i + 1,
-				 100.0 * share);
+		r |= strbuf_addf(out, "<tr><td class=\"n\">%zd</td><td class=\"n\">%.2f%%</td>",
+				 i + 1, 100.0 * share);
 		r |= bar_cell(out, share, max_share);
-		r |= strbuf_addf(out, "<td class=\"n\">%s</td><td class=\"n\">%zu of %zu</td>"
-				      "<td><code>",
+		r |= strbuf_addf(out,
+				 "<td class=\"n\">%s</td><td class=\"n\">%zu of %zu</td>"
+				 "<td><code>",
 				 num(o->count, nb), o->n_run, o->n_fns);
 		r |= esc(out, o->path);
 		r |= strbuf_addstr(out, "</code></td></tr>\n");
@@ -371,8 +381,8 @@ static int group_row(const struct kpgo_pstat *ps, const struct kpgo_pstat_group 
 	r |= strbuf_addf(out,
 			 "</code></td><td class=\"n\">%.2f%%</td><td class=\"n\">%s"
 			 "</td><td class=\"n\">%zu of %zu</td><td class=\"n\">%zu of %zu</td>",
-			 100.0 * kpgo_pstat_share(ps, g->count), num(g->count, nb), g->n_objs_run, g->n_objs,
-			 g->n_fns_run, g->n_fns);
+			 100.0 * kpgo_pstat_share(ps, g->count), num(g->count, nb), g->n_objs_run,
+			 g->n_objs, g->n_fns_run, g->n_fns);
 	r |= bar_cell(out, pct((double)g->n_fns_run, (double)g->n_fns) / 100.0, 1.0);
 	return r | strbuf_addstr(out, "</tr>\n");
 }
@@ -395,8 +405,10 @@ static int coverage(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 	n = kpgo_pstat_hottest_groups(ps, 0, &idx);
 	if (n < 0)
 		return -ENOMEM;
-	r |= strbuf_addf(out, "<h2 id=\"coverage\">Subsystems and coverage</h2>\n"
-			      "<table id=\"subsystem-table\">\n%s", group_head);
+	r |= strbuf_addf(out,
+			 "<h2 id=\"coverage\">Subsystems and coverage</h2>\n"
+			 "<table id=\"subsystem-table\">\n%s",
+			 group_head);
 	for (i = 0; i < ps->n_groups + (size_t)n; i++) {
 		const struct kpgo_pstat_group *g;
 
@@ -407,13 +419,15 @@ static int coverage(const struct kpgo_pstat *ps, size_t top, struct strbuf *out)
 		else
 			continue;
 		if (shown++ == top)
-			r |= strbuf_addf(out, "</table>\n<details><summary>%zu more subsystems</summary>\n"
-					      "<table id=\"subsystem-table-rest\">\n%s",
+			r |= strbuf_addf(out,
+					 "</table>\n<details><summary>%zu more subsystems</summary>\n"
+					 "<table id=\"subsystem-table-rest\">\n%s",
 					 ps->n_groups - top, group_head);
 		r |= group_row(ps, g, out);
 	}
 	r |= strbuf_addstr(out, shown > top ? "</table>\n</details>\n" : "</table>\n");
-	r |= strbuf_addstr(out, "<p class=\"note\">The bar: the subsystem's functions that ran.</p>\n");
+	r |= strbuf_addstr(out,
+			   "<p class=\"note\">The bar: the subsystem's functions that ran.</p>\n");
 	free(idx);
 	return r;
 }
@@ -423,7 +437,8 @@ static int manifest(const struct kpgo_pstat *ps, struct strbuf *out)
 	size_t i;
 	int r = 0;
 
-	r |= strbuf_addstr(out, "<h2 id=\"manifest\">Manifest</h2>\n<table id=\"manifest-table\">\n");
+	r |= strbuf_addstr(out,
+			   "<h2 id=\"manifest\">Manifest</h2>\n<table id=\"manifest-table\">\n");
 	for (i = 0; i < ps->manifest.n; i++) {
 		r |= strbuf_addstr(out, "<tr><th>");
 		r |= esc(out, ps->manifest.e[i].key);

@@ -60,14 +60,15 @@ long kpgo_gcda_merge(struct kpgo_gcda *acc, const struct kpgo_gcda *src, uint64_
 				return r;
 			continue;
 		}
-		if (a->lineno_checksum != s->lineno_checksum || a->cfg_checksum != s->cfg_checksum ||
-		    a->n_arcs != s->n_arcs) {
+		if (a->lineno_checksum != s->lineno_checksum ||
+		    a->cfg_checksum != s->cfg_checksum || a->n_arcs != s->n_arcs) {
 			dropped++;
 			continue;
 		}
 		for (j = 0; j < s->n_arcs; j++)
 			acc->ctrs[a->arcs + j] = kpgo_sat_add(acc->ctrs[a->arcs + j],
-							      kpgo_sat_mul(src->ctrs[s->arcs + j], w));
+							      kpgo_sat_mul(src->ctrs[s->arcs + j],
+									   w));
 	}
 	return dropped;
 }
@@ -75,10 +76,10 @@ long kpgo_gcda_merge(struct kpgo_gcda *acc, const struct kpgo_gcda *src, uint64_
 struct input {
 	const char *name;
 	uint64_t w;
-	uint64_t num, den; /* counters scaled by num / den (the cap), before w */
+	uint64_t num, den;	       /* counters scaled by num / den (the cap), before w */
 	struct kpgo_manifest manifest; /* as first read */
-	struct kpgo_archive *a;        /* while its round runs */
-	const char *path;              /* its next object, NULL when done */
+	struct kpgo_archive *a;	       /* while its round runs */
+	const char *path;	       /* its next object, NULL when done */
 };
 
 /* @v * @in's cap ratio, rounded down (num <= den: no overflow). */
@@ -272,8 +273,7 @@ static int carry_put(struct kpgo_records *to, const char *path, const struct kpg
 	};
 
 	strbuf_reset(buf);
-	if (strbuf_add(buf, &h, sizeof(h)) ||
-	    strbuf_add(buf, g->fns, g->n_fns * sizeof(*g->fns)) ||
+	if (strbuf_add(buf, &h, sizeof(h)) || strbuf_add(buf, g->fns, g->n_fns * sizeof(*g->fns)) ||
 	    strbuf_add(buf, g->ctrs, g->n_ctrs * sizeof(*g->ctrs)))
 		return -ENOMEM;
 	return kpgo_records_add(to, path, buf->buf, buf->len);
@@ -387,7 +387,8 @@ static int merge_round(struct input *in, size_t n, const struct input *first,
 			}
 			r = 0;
 			if (g->version != want && !o->allow_mismatch) {
-				r = kpgo_error_set(err, -EINVAL, "'%s' in '%s' has another gcov version",
+				r = kpgo_error_set(err, -EINVAL,
+						   "'%s' in '%s' has another gcov version",
 						   path.buf, in[i].name);
 				break;
 			}

@@ -54,8 +54,8 @@ static int makefile_number(const char *text, size_t len, const char *key, unsign
 		return kpgo_error_set(err, -EINVAL, "the kernel Makefile's %s is not a number", key);
 	for (i = 0; i < vlen; i++) {
 		if (!isdigit((unsigned char)v[i]))
-			return kpgo_error_set(err, -EINVAL, "the kernel Makefile's %s is not a number",
-					      key);
+			return kpgo_error_set(err, -EINVAL,
+					      "the kernel Makefile's %s is not a number", key);
 		n = n * 10 + (unsigned)(v[i] - '0');
 	}
 	*out = (unsigned)n;
@@ -163,8 +163,8 @@ int kpgo_dpkg_status_lookup(const char *text, size_t len, const char *package,
 			continue;
 		if (!ver || !field_copy(p->version, sizeof(p->version), ver, verlen) ||
 		    !token_ok(p->version))
-			return kpgo_error_set(err, -EINVAL, "dpkg's status of '%s' has a bad Version",
-					      package);
+			return kpgo_error_set(err, -EINVAL,
+					      "dpkg's status of '%s' has a bad Version", package);
 		if (!src) {
 			snprintf(p->source, sizeof(p->source), "%s", package);
 			memcpy(p->source_version, p->version, sizeof(p->version));
@@ -175,8 +175,8 @@ int kpgo_dpkg_status_lookup(const char *text, size_t len, const char *package,
 		size_t namelen = sp ? (size_t)(sp - src) : srclen;
 
 		if (!field_copy(p->source, sizeof(p->source), src, namelen) || !token_ok(p->source))
-			return kpgo_error_set(err, -EINVAL, "dpkg's status of '%s' has a bad Source",
-					      package);
+			return kpgo_error_set(err, -EINVAL,
+					      "dpkg's status of '%s' has a bad Source", package);
 		if (!sp) {
 			memcpy(p->source_version, p->version, sizeof(p->version));
 			return 0;
@@ -187,8 +187,8 @@ int kpgo_dpkg_status_lookup(const char *text, size_t len, const char *package,
 		    !field_copy(p->source_version, sizeof(p->source_version), open + 1,
 				(size_t)(end - open - 2)) ||
 		    !token_ok(p->source_version))
-			return kpgo_error_set(err, -EINVAL, "dpkg's status of '%s' has a bad Source",
-					      package);
+			return kpgo_error_set(err, -EINVAL,
+					      "dpkg's status of '%s' has a bad Source", package);
 		return 0;
 	}
 	return -ENOENT;
@@ -341,14 +341,16 @@ int kpgo_plan_make(const struct kpgo_plan_input *in, struct kpgo_plan *p, struct
 					      "bad Debian version '%s' of the kernel source (no revision)",
 					      in->source_version);
 		/* the upstream part must be this kernel: 6.1.192 of 6.1.192-3 */
-		if ((size_t)(rev - 1 - sv) != strlen(p->kver) || strncmp(sv, p->kver, strlen(p->kver)))
+		if ((size_t)(rev - 1 - sv) != strlen(p->kver) ||
+		    strncmp(sv, p->kver, strlen(p->kver)))
 			return kpgo_error_set(err, -EINVAL,
 					      "the kernel source is Linux %s, but its package's version "
 					      "is %s",
 					      p->kver, in->source_version);
 		if (!fit(p->debrev, sizeof(p->debrev), "%s", rev) ||
 		    !fit(srcver, sizeof(srcver), "%s", in->source_version))
-			return kpgo_error_set(err, -EINVAL, "the kernel source's version is too long");
+			return kpgo_error_set(err, -EINVAL,
+					      "the kernel source's version is too long");
 	} else {
 		snprintf(p->debrev, sizeof(p->debrev), "0");
 		if (!fit(srcver, sizeof(srcver), "%s-0", p->kver))
@@ -361,14 +363,16 @@ int kpgo_plan_make(const struct kpgo_plan_input *in, struct kpgo_plan *p, struct
 			p->abi_instr[i] = '.';
 
 	if (!fit(p->rel_instr, sizeof(p->rel_instr), "%s-%s%s-pgo-instr", p->kver, p->abi_instr, tag))
-		return kpgo_error_set(err, -EINVAL, "the release '%s-%s%s-pgo-instr' is longer than %d",
-				      p->kver, p->abi_instr, tag, KPGO_RELEASE_MAX);
+		return kpgo_error_set(err, -EINVAL,
+				      "the release '%s-%s%s-pgo-instr' is longer than %d", p->kver,
+				      p->abi_instr, tag, KPGO_RELEASE_MAX);
 	/* RPM: Version has no '-'; Release neither */
 	snprintf(p->rpm_version, sizeof(p->rpm_version), "%s", p->kver);
 	for (i = 0; p->rpm_version[i]; i++)
 		if (p->rpm_version[i] == '-')
 			p->rpm_version[i] = '~';
-	if (!fit(p->deb_instr, sizeof(p->deb_instr), "%s+kpgo%s%s", srcver, in->tool_version, serial) ||
+	if (!fit(p->deb_instr, sizeof(p->deb_instr), "%s+kpgo%s%s", srcver, in->tool_version,
+		 serial) ||
 	    !fit(p->rpm_release_instr, sizeof(p->rpm_release_instr), "%s.kpgo%s%s", p->abi_instr,
 		 in->tool_version, serial))
 		return kpgo_error_set(err, -EINVAL, "the package version is too long");

@@ -36,7 +36,7 @@
 
 struct kpgo_kernel_version {
 	unsigned version, patchlevel, sublevel;
-	char extra[24];	/* EXTRAVERSION, e.g. "-rc1"; usually "" */
+	char extra[24]; /* EXTRAVERSION, e.g. "-rc1"; usually "" */
 };
 
 /**
@@ -79,9 +79,9 @@ int kpgo_dpkg_status_lookup(const char *text, size_t len, const char *package,
 
 /* What a config name stands for. */
 enum kpgo_config_kind {
-	KPGO_CONFIG_FRAGMENT,	/* a fragment on top of tinyconfig (small) */
-	KPGO_CONFIG_DEBIAN,	/* Debian's config of a flavour (linux-config-SERIES) */
-	KPGO_CONFIG_FULL,	/* a complete .config given by path */
+	KPGO_CONFIG_FRAGMENT, /* a fragment on top of tinyconfig (small) */
+	KPGO_CONFIG_DEBIAN,   /* Debian's config of a flavour (linux-config-SERIES) */
+	KPGO_CONFIG_FULL,     /* a complete .config given by path */
 };
 
 /**
@@ -142,19 +142,19 @@ struct kpgo_plan_input {
 struct kpgo_plan {
 	char series[16];
 	char kver[48];
-	char debrev[64];	/* the Debian revision, or "0" */
+	char debrev[64]; /* the Debian revision, or "0" */
 	char abi_instr[80];
 	char abi_pgo[96];
 	char rel_instr[KPGO_RELEASE_MAX + 1];
-	char rel_pgo[KPGO_RELEASE_MAX + 1];	/* "" without a profile */
+	char rel_pgo[KPGO_RELEASE_MAX + 1]; /* "" without a profile */
 	char deb_instr[192];
 	char deb_pgo[192];
 	char rpm_version[48];
 	char rpm_release_instr[128];
 	char rpm_release_pgo[128];
-	char tree_instr[64];	/* build tree names, directly inside the source tree */
+	char tree_instr[64]; /* build tree names, directly inside the source tree */
 	char tree_pgo[64];
-	char source_name[96];	/* the generated source package */
+	char source_name[96]; /* the generated source package */
 	char source_version[192];
 };
 

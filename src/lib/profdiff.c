@@ -123,7 +123,8 @@ out:
 	return r;
 }
 
-static int join_groups(struct kpgo_pdiff *d, const struct kpgo_pstat *pa, const struct kpgo_pstat *pb)
+static int join_groups(struct kpgo_pdiff *d, const struct kpgo_pstat *pa,
+		       const struct kpgo_pstat *pb)
 {
 	size_t i = 0, j = 0;
 
@@ -208,7 +209,8 @@ int kpgo_pdiff_similarity(const struct kpgo_pstat *a, const struct kpgo_pstat *b
 static int cmp_delta(const void *x, const void *y, void *arg)
 {
 	const struct kpgo_pdiff *d = arg;
-	const struct kpgo_pdiff_fn *a = &d->fns[*(const size_t *)x], *b = &d->fns[*(const size_t *)y];
+	const struct kpgo_pdiff_fn *a = &d->fns[*(const size_t *)x],
+				   *b = &d->fns[*(const size_t *)y];
 	double da = dabs(a->share_b - a->share_a), db = dabs(b->share_b - b->share_a);
 
 	if (da != db)
@@ -234,7 +236,8 @@ static int cmp_group_delta(const void *x, const void *y, void *arg)
 static int cmp_run_only(const void *x, const void *y, void *arg)
 {
 	const struct kpgo_pdiff *d = arg;
-	const struct kpgo_pdiff_fn *a = &d->fns[*(const size_t *)x], *b = &d->fns[*(const size_t *)y];
+	const struct kpgo_pdiff_fn *a = &d->fns[*(const size_t *)x],
+				   *b = &d->fns[*(const size_t *)y];
 	double sa = a->share_a + a->share_b, sb = b->share_a + b->share_b; /* one side is 0 */
 
 	if (sa != sb)

@@ -20,13 +20,13 @@
  * as they are (an uncompressed tar).
  */
 struct source {
-	int fd;			   /* or -1: read from @mem */
+	int fd; /* or -1: read from @mem */
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
-	ZSTD_DCtx *dctx;	   /* set once the stream is known to be zstd */
+	ZSTD_DCtx *dctx; /* set once the stream is known to be zstd */
 	bool sniffed;
 	bool eof;
-	size_t frame_left;	   /* ZSTD_decompressStream's last hint: 0 = at a frame's end */
+	size_t frame_left; /* ZSTD_decompressStream's last hint: 0 = at a frame's end */
 	ZSTD_inBuffer in;
 	unsigned char inbuf[1 << 16];
 	unsigned char outbuf[1 << 17];
@@ -47,13 +47,12 @@ struct kpgo_archive {
 	uint64_t entries;
 	uint64_t total_bytes;
 	uint64_t claimed_counters; /* the manifest's COUNTERS, bounded */
-	la_int64_t size; /* of the entry whose header was read */
-	bool pending;    /* a header was read, its bytes not yet */
+	la_int64_t size;	   /* of the entry whose header was read */
+	bool pending;		   /* a header was read, its bytes not yet */
 	bool done;
 };
 
-void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void *data,
-			     size_t len)
+void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void *data, size_t len)
 {
 	unsigned char sz[8];
 	uint64_t n = len;
@@ -137,7 +136,8 @@ static la_ssize_t source_read(struct archive *ar, void *data, const void **buf)
 				return -1;
 			if (src->eof) {
 				if (src->frame_left) {
-					archive_set_error(ar, EINVAL, "Zstd decompression failed: truncated zstd stream");
+					archive_set_error(ar, EINVAL,
+							  "Zstd decompression failed: truncated zstd stream");
 					return -1;
 				}
 				return 0;
@@ -247,7 +247,8 @@ static int read_data(struct kpgo_archive *a, struct kpgo_error *err)
 		d->len += (size_t)n;
 		d->buf[d->len] = '\0';
 		if (d->len > size)
-			return kpgo_error_set(err, -EINVAL, "archive entry '%s' is longer than its header says",
+			return kpgo_error_set(err, -EINVAL,
+					      "archive entry '%s' is longer than its header says",
 					      name);
 		if (d->len == d->alloc - 1 && strbuf_grow(d, 4096))
 			return kpgo_error_set(err, -ENOMEM, "out of memory");
@@ -276,7 +277,8 @@ static int finish_open(struct kpgo_archive *a, struct kpgo_error *err)
 	if (r < 0)
 		return r;
 	if (strcmp(a->name.buf, "MANIFEST"))
-		return kpgo_error_set(err, -EINVAL, "first entry is '%s', not MANIFEST", a->name.buf);
+		return kpgo_error_set(err, -EINVAL, "first entry is '%s', not MANIFEST",
+				      a->name.buf);
 	r = kpgo_manifest_parse(a->data->buf, a->data->len, &a->manifest, err);
 	if (r)
 		return r;
@@ -331,8 +333,7 @@ int kpgo_archive_open(struct kpgo_archive **ap, const char *path, struct kpgo_er
 		kpgo_archive_close(a);
 		return r;
 	}
-	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) !=
-	    ARCHIVE_OK) {
+	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) != ARCHIVE_OK) {
 		r = ar_fail(a, err, "cannot open");
 		kpgo_archive_close(a);
 		return r;
@@ -357,8 +358,7 @@ int kpgo_archive_open_memory(struct kpgo_archive **ap, const void *buf, size_t l
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	a->src.mem = buf;
 	a->src.mem_len = len;
-	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) !=
-	    ARCHIVE_OK) {
+	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) != ARCHIVE_OK) {
 		r = ar_fail(a, err, "cannot open");
 		kpgo_archive_close(a);
 		return r;

@@ -79,7 +79,6 @@ void kpgo_archive_close(struct kpgo_archive *a);
 
 /* Hashing of the payload, shared by reader and writer. */
 struct kpgo_sha256;
-void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void *data,
-			     size_t len);
+void kpgo_payload_hash_entry(struct kpgo_sha256 *h, const char *name, const void *data, size_t len);
 
 #endif

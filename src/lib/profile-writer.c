@@ -174,7 +174,8 @@ int kpgo_profile_writer_add(struct kpgo_profile_writer *w, const char *rel,
 		return r;
 	}
 	if (g->n_ctrs > KPGO_PROFILE_MAX_COUNTERS - w->totals.counters)
-		return kpgo_error_set(err, -E2BIG, "more than %llu counters in the profile (at '%s')",
+		return kpgo_error_set(err, -E2BIG,
+				      "more than %llu counters in the profile (at '%s')",
 				      (unsigned long long)KPGO_PROFILE_MAX_COUNTERS, rel);
 	strbuf_reset(&w->prev);
 	strbuf_reset(&w->data);
@@ -232,8 +233,8 @@ static int finish_manifest(struct kpgo_profile_writer *w, struct kpgo_manifest *
 }
 
 /* Writes MANIFEST (@mf, formatted) and the spooled objects into @ar. */
-static int write_entries(struct kpgo_profile_writer *w, struct archive *ar,
-			 const struct strbuf *mf, struct kpgo_error *err)
+static int write_entries(struct kpgo_profile_writer *w, struct archive *ar, const struct strbuf *mf,
+			 struct kpgo_error *err)
 {
 	uint64_t i;
 	int r;

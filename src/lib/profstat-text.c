@@ -29,8 +29,7 @@ static int format_names(const struct kpgo_pstat *ps, struct strbuf *out)
 	return r;
 }
 
-int kpgo_pstat_format(const struct kpgo_pstat *ps, const char *file, size_t top,
-		      struct strbuf *out)
+int kpgo_pstat_format(const struct kpgo_pstat *ps, const char *file, size_t top, struct strbuf *out)
 {
 	struct strbuf label = STRBUF_INIT;
 	size_t *idx = NULL;

@@ -167,8 +167,7 @@ int kpgo_pstat_finish(struct kpgo_pstat *ps, const struct kpgo_manifest *m)
 	return make_groups(ps);
 }
 
-int kpgo_pstat_load(struct kpgo_pstat *ps, const char *path, unsigned depth,
-		    struct kpgo_error *err)
+int kpgo_pstat_load(struct kpgo_pstat *ps, const char *path, unsigned depth, struct kpgo_error *err)
 {
 	struct kpgo_archive *a = NULL;
 	struct kpgo_gcda *g;
@@ -326,7 +325,8 @@ static int name_object(struct kpgo_pstat *ps, struct kpgo_pstat_obj *o, const st
 			f->file += prefix->len;
 		f->line = n->line;
 		f->elsewhere = strlen(f->file) != stem_len + 2 ||
-			       strncmp(f->file, o->path, stem_len) || strcmp(f->file + stem_len, ".c");
+			       strncmp(f->file, o->path, stem_len) ||
+			       strcmp(f->file + stem_len, ".c");
 		ps->names.count_named = kpgo_sat_add(ps->names.count_named, f->count);
 	}
 	return 0;
@@ -364,7 +364,8 @@ int kpgo_pstat_name(struct kpgo_pstat *ps, const char *gcno_dir, struct kpgo_err
 	kpgo_gcno_init(&g);
 	dirfd = open(gcno_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return kpgo_error_set(err, -errno, "cannot open '%s': %s", gcno_dir, strerror(errno));
+		return kpgo_error_set(err, -errno, "cannot open '%s': %s", gcno_dir,
+				      strerror(errno));
 	ps->arenas = calloc(ps->n_objs ? ps->n_objs : 1, sizeof(*ps->arenas));
 	if (!ps->arenas)
 		goto nomem;
@@ -421,7 +422,8 @@ out:
 static int cmp_fn(const void *a, const void *b, void *arg)
 {
 	const struct kpgo_pstat *ps = arg;
-	const struct kpgo_pstat_fn *x = &ps->fns[*(const size_t *)a], *y = &ps->fns[*(const size_t *)b];
+	const struct kpgo_pstat_fn *x = &ps->fns[*(const size_t *)a],
+				   *y = &ps->fns[*(const size_t *)b];
 	int c;
 
 	if (x->count != y->count)
@@ -435,7 +437,8 @@ static int cmp_fn(const void *a, const void *b, void *arg)
 static int cmp_obj(const void *a, const void *b, void *arg)
 {
 	const struct kpgo_pstat *ps = arg;
-	const struct kpgo_pstat_obj *x = &ps->objs[*(const size_t *)a], *y = &ps->objs[*(const size_t *)b];
+	const struct kpgo_pstat_obj *x = &ps->objs[*(const size_t *)a],
+				    *y = &ps->objs[*(const size_t *)b];
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
@@ -467,14 +470,17 @@ static ssize_t hottest(const struct kpgo_pstat *ps, enum rank_kind kind, size_t 
 	if (!idx)
 		return -ENOMEM;
 	for (i = 0; i < n_all; i++) {
-		uint64_t c = kind == RANK_FNS    ? ps->fns[i].count :
-			     kind == RANK_OBJS   ? ps->objs[i].count :
-						   ps->groups[i].count;
+		uint64_t c = kind == RANK_FNS  ? ps->fns[i].count :
+			     kind == RANK_OBJS ? ps->objs[i].count :
+						 ps->groups[i].count;
 		if (c)
 			idx[n++] = i;
 	}
 	qsort_r(idx, n, sizeof(*idx),
-		kind == RANK_FNS ? cmp_fn : kind == RANK_OBJS ? cmp_obj : cmp_group, (void *)ps);
+		kind == RANK_FNS  ? cmp_fn :
+		kind == RANK_OBJS ? cmp_obj :
+				    cmp_group,
+		(void *)ps);
 	if (max && n > max)
 		n = max;
 	if (!n) {

@@ -186,8 +186,7 @@ int kpgo_pstat_finish(struct kpgo_pstat *ps, const struct kpgo_manifest *m);
  * @ps must be initialised (and is released first). Returns 0 or a negative
  * errno with @err set ("cannot read 'PATH': ..." is the caller's).
  */
-int kpgo_pstat_load(struct kpgo_pstat *ps, const char *path, unsigned depth,
-		    struct kpgo_error *err);
+int kpgo_pstat_load(struct kpgo_pstat *ps, const char *path, unsigned depth, struct kpgo_error *err);
 
 /**
  * kpgo_pstat_name() - name the functions from an instrumented build's .gcno
@@ -236,8 +235,7 @@ int kpgo_pstat_fn_label(const struct kpgo_pstat *ps, const struct kpgo_pstat_fn 
  * totals, coverage, names (when named), and the @top hottest subsystems,
  * objects and functions with their shares.
  */
-int kpgo_pstat_format(const struct kpgo_pstat *ps, const char *file, size_t top,
-		      struct strbuf *out);
+int kpgo_pstat_format(const struct kpgo_pstat *ps, const char *file, size_t top, struct strbuf *out);
 
 /*
  * Length of the valid UTF-8 sequence at @p (of @n bytes), or 0; "valid"

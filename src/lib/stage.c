@@ -60,11 +60,11 @@ struct stager {
 	struct kpgo_error *err;
 	int objfd, pdirfd;
 	char *objtree_abs;
-	size_t nw;		    /* objects written (objtree: paths[0..nw) in write order) */
+	size_t nw;		     /* objects written (objtree: paths[0..nw) in write order) */
 	struct kpgo_strlist written; /* with --profile-dir: the names written there */
-	struct strbuf curdir;	    /* the directory of the last object written */
-	int curfd;		    /* open on it, or -1 */
-	struct strbuf rel;	    /* walk position */
+	struct strbuf curdir;	     /* the directory of the last object written */
+	int curfd;		     /* open on it, or -1 */
+	struct strbuf rel;	     /* walk position */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -136,7 +136,7 @@ static int write_one(struct stager *s, const char *path, const struct strbuf *da
 
 	if (s->o->profile_dir) {
 		const char *root = s->objtree_abs ? s->objtree_abs :
-			kpgo_manifest_get(s->m, MF_BUILD_ROOT);
+						    kpgo_manifest_get(s->m, MF_BUILD_ROOT);
 		struct strbuf abs = STRBUF_INIT;
 
 		r = -ENOMEM;
@@ -163,7 +163,7 @@ static int write_one(struct stager *s, const char *path, const struct strbuf *da
 	if (dfd < 0) {
 		r = kpgo_error_set(s->err, dfd, "cannot stage '%s': %s", path,
 				   dfd == -ELOOP ? "a directory on the way is a symbolic link" :
-				   strerror(-dfd));
+						   strerror(-dfd));
 		goto out;
 	}
 	/*
@@ -333,8 +333,8 @@ static int stage_all(struct stager *s, struct source *src, const struct kpgo_str
 		s->objtree_abs = realpath(o->objtree, NULL);
 		s->objfd = open(o->objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (!s->objtree_abs || s->objfd < 0) {
-			r = kpgo_error_set(err, -errno, "cannot open object tree '%s': %s", o->objtree,
-					   strerror(errno));
+			r = kpgo_error_set(err, -errno, "cannot open object tree '%s': %s",
+					   o->objtree, strerror(errno));
 			goto out;
 		}
 	}
@@ -375,7 +375,8 @@ static int stage_all(struct stager *s, struct source *src, const struct kpgo_str
 		r = kpgo_gcda_write(&g, KPGO_GCDA_SUMMARY, &data);
 		kpgo_gcda_release(&g);
 		if (r == -EPROTONOSUPPORT) {
-			r = kpgo_error_set(err, r, "cannot stage for GCC 8: its summary record is not supported");
+			r = kpgo_error_set(err, r,
+					   "cannot stage for GCC 8: its summary record is not supported");
 			break;
 		}
 		if (r) {
@@ -394,7 +395,8 @@ static int stage_all(struct stager *s, struct source *src, const struct kpgo_str
 	}
 	res->staged = s->nw;
 	if (o->srctree || o->objtree) {
-		srcfd = open(o->srctree ? o->srctree : o->objtree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		srcfd = open(o->srctree ? o->srctree : o->objtree,
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (srcfd < 0) {
 			r = kpgo_error_set(err, -errno, "cannot open source tree '%s': %s",
 					   o->srctree ? o->srctree : o->objtree, strerror(errno));
@@ -466,8 +468,7 @@ struct mem_iter {
 	size_t i;
 };
 
-static int mem_next(void *ctx, const char **path, const struct kpgo_gcda **g,
-		    struct kpgo_error *err)
+static int mem_next(void *ctx, const char **path, const struct kpgo_gcda **g, struct kpgo_error *err)
 {
 	struct mem_iter *it = ctx;
 
@@ -492,7 +493,8 @@ int kpgo_stage(const struct kpgo_profile *p, const struct kpgo_stage_opts *o,
 
 	memset(res, 0, sizeof(*res));
 	if (!o->objtree && !o->profile_dir)
-		return kpgo_error_set(err, -EINVAL, "nowhere to stage: no object tree or profile directory");
+		return kpgo_error_set(err, -EINVAL,
+				      "nowhere to stage: no object tree or profile directory");
 	for (i = 0; i < p->n; i++)
 		if (kpgo_strlist_add(&paths, p->objs[i].path) ||
 		    kpgo_strlist_add(&order, p->objs[i].path)) {
@@ -515,8 +517,7 @@ struct ar_iter {
 	const char *file;
 };
 
-static int ar_next(void *ctx, const char **path, const struct kpgo_gcda **g,
-		   struct kpgo_error *err)
+static int ar_next(void *ctx, const char **path, const struct kpgo_gcda **g, struct kpgo_error *err)
 {
 	struct ar_iter *it = ctx;
 	struct kpgo_gcda *gg;
@@ -544,7 +545,8 @@ int kpgo_stage_file(const char *file, const struct kpgo_stage_opts *o, struct kp
 	memset(res, 0, sizeof(*res));
 	kpgo_manifest_init(m);
 	if (!o->objtree && !o->profile_dir)
-		return kpgo_error_set(err, -EINVAL, "nowhere to stage: no object tree or profile directory");
+		return kpgo_error_set(err, -EINVAL,
+				      "nowhere to stage: no object tree or profile directory");
 	/*
 	 * Two passes, each holding one object at a time: the first checks the
 	 * whole archive (nothing is written from an archive not checked to its
@@ -561,7 +563,8 @@ int kpgo_stage_file(const char *file, const struct kpgo_stage_opts *o, struct kp
 	if (r)
 		r = kpgo_error_set(err, r, "out of memory");
 	while (!r && (r = kpgo_archive_next(a, &rel, &g, err)) == 1)
-		r = kpgo_strlist_add(&paths, rel) ? kpgo_error_set(err, -ENOMEM, "out of memory") : 0;
+		r = kpgo_strlist_add(&paths, rel) ? kpgo_error_set(err, -ENOMEM, "out of memory") :
+						    0;
 	if (r < 0 && r != -ENOMEM)
 		kpgo_error_prefix(err, "cannot read '%s'", file);
 	kpgo_archive_close(a);

@@ -15,8 +15,8 @@
 #include "util.h"
 
 #define INDEX_HEADER "# kpgo store index 2\n"
-#define INDEX_COLUMNS                                                                        \
-	"# sha256\trelease\tbuild_id\tarch\tgcov_version\tworkload\truns\tmerged_profiles\t" \
+#define INDEX_COLUMNS                                                                              \
+	"# sha256\trelease\tbuild_id\tarch\tgcov_version\tworkload\truns\tmerged_profiles\t"       \
 	"window_end\tadded\tsum\n"
 #define INDEX_FIELDS 11
 #define INDEX_MAX (256u << 20)
@@ -61,7 +61,7 @@ void kpgo_store_entry_release(struct kpgo_store_entry *e)
 int kpgo_store_entry_from_manifest(struct kpgo_store_entry *e, const char *sha,
 				   const struct kpgo_manifest *m)
 {
-	static const char *const keys[] = { MF_RELEASE,	 MF_BUILD_ID, MF_ARCH,
+	static const char *const keys[] = { MF_RELEASE,	     MF_BUILD_ID, MF_ARCH,
 					    MF_GCOV_VERSION, MF_WORKLOAD, MF_WINDOW_END };
 	size_t i;
 
@@ -203,7 +203,7 @@ static int parse_line(char *line, struct kpgo_store_entry *e)
 }
 
 int kpgo_store_index_parse(char *text, struct kpgo_store_index *idx, struct kpgo_strlist *bad,
-		       struct kpgo_error *err)
+			   struct kpgo_error *err)
 {
 	struct kpgo_store_entry e;
 	char msg[128];
@@ -355,8 +355,8 @@ int kpgo_store_index_load(struct kpgo_store *s, struct kpgo_store_index *idx,
 			close(fd);
 		if (!bad)
 			return kpgo_error_set(err, -EBADMSG, "%s", what);
-		return kpgo_strlist_add(bad, what) ? kpgo_error_set(err, -ENOMEM, "out of memory")
-						   : 0;
+		return kpgo_strlist_add(bad, what) ? kpgo_error_set(err, -ENOMEM, "out of memory") :
+						     0;
 	}
 	r = kpgo_read_fd(fd, &text, INDEX_MAX);
 	close(fd);
@@ -400,8 +400,7 @@ static int index_heal(struct kpgo_store *s, struct kpgo_store_index *idx, struct
 	return kpgo_store_index_update_locked(s, NULL, false, idx, err);
 }
 
-int kpgo_store_index_read(struct kpgo_store *s, struct kpgo_store_index *idx,
-			  struct kpgo_error *err)
+int kpgo_store_index_read(struct kpgo_store *s, struct kpgo_store_index *idx, struct kpgo_error *err)
 {
 	struct kpgo_strlist bad = { 0 }, shas = { 0 };
 	int r = kpgo_store_open(s, false, err);
@@ -419,9 +418,8 @@ int kpgo_store_index_read(struct kpgo_store *s, struct kpgo_store_index *idx,
 	return r;
 }
 
-int kpgo_store_index_update_locked(struct kpgo_store *s, struct kpgo_store_index *fresh,
-				   bool write, struct kpgo_store_index *out,
-				   struct kpgo_error *err)
+int kpgo_store_index_update_locked(struct kpgo_store *s, struct kpgo_store_index *fresh, bool write,
+				   struct kpgo_store_index *out, struct kpgo_error *err)
 {
 	struct kpgo_strlist shas = { 0 }, bad = { 0 };
 	struct kpgo_store_index idx = { 0 };

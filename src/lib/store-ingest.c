@@ -44,8 +44,7 @@ static void emit(struct ingest *g, enum kpgo_ingest_what what, const char *name,
 		g->report(g->ctx, &ev);
 }
 
-static int reject(struct ingest *g, const char *name, const char *reason,
-		  struct kpgo_error *err)
+static int reject(struct ingest *g, const char *name, const char *reason, struct kpgo_error *err)
 {
 	int r = kpgo_move_aside_at(g->dropfd, name, g->rejfd, reason, NULL, 0);
 
@@ -190,8 +189,9 @@ static int scan_drop(struct ingest *g, struct kpgo_error *err)
 		const char *name = names.items[i];
 
 		if (strlen(name) > DROP_NAME_MAX || !name_printable(name)) {
-			emit(g, KPGO_INGEST_IGNORED, "(a name with control characters or over 200 bytes)",
-			     NULL, "rename it to ingest it", 0);
+			emit(g, KPGO_INGEST_IGNORED,
+			     "(a name with control characters or over 200 bytes)", NULL,
+			     "rename it to ingest it", 0);
 			continue;
 		}
 		r = ingest_file(g, name, err);
@@ -372,7 +372,7 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 	kpgo_sha256_final_hex(h, digest);
 	h = NULL;
 	if (k < 2)
-		goto out; /* nothing to merge: select takes the one profile */
+		goto out;		      /* nothing to merge: select takes the one profile */
 	r = kpgo_store_open(g->s, true, err); /* tmp/ for the merges */
 	if (r)
 		goto out;
@@ -475,8 +475,14 @@ int kpgo_store_ingest(struct kpgo_store *s, const char *drop, const struct kpgo_
 		      struct kpgo_ingest_result *res, struct kpgo_error *err)
 {
 	struct ingest g = {
-		.s = s, .o = o, .report = report, .ctx = ctx, .res = res, .drop = drop,
-		.dropfd = -1, .rejfd = -1,
+		.s = s,
+		.o = o,
+		.report = report,
+		.ctx = ctx,
+		.res = res,
+		.drop = drop,
+		.dropfd = -1,
+		.rejfd = -1,
 	};
 	int lockfd = -1, r;
 
@@ -493,10 +499,11 @@ int kpgo_store_ingest(struct kpgo_store *s, const char *drop, const struct kpgo_
 		goto out;
 	}
 	if (flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
-		r = errno == EWOULDBLOCK
-			    ? kpgo_error_set(err, -EWOULDBLOCK, "another ingest of '%s' is running", drop)
-			    : kpgo_error_set(err, -errno, "cannot lock '%s/%s': %s", drop, LOCK_NAME,
-					     strerror(errno));
+		r = errno == EWOULDBLOCK ?
+			    kpgo_error_set(err, -EWOULDBLOCK, "another ingest of '%s' is running",
+					   drop) :
+			    kpgo_error_set(err, -errno, "cannot lock '%s/%s': %s", drop, LOCK_NAME,
+					   strerror(errno));
 		goto out;
 	}
 	if (mkdirat(g.dropfd, "rejected", 0755) < 0 && errno != EEXIST) {

@@ -215,15 +215,21 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			if (v == KPGO_POLICY_REFUSE && !q->override) {
 				refused++;
 				explain2(q, e, rank, "refused by the policy", why);
-				if (!best_refused || better(e, rank, best_refused, best_refused_rank)) {
+				if (!best_refused ||
+				    better(e, rank, best_refused, best_refused_rank)) {
 					best_refused = e;
 					best_refused_rank = rank;
-					snprintf(refusal, sizeof(refusal), "%.12s (release %.64s) is %s",
-						 e->sha, e->release, why);
+					snprintf(refusal, sizeof(refusal),
+						 "%.12s (release %.64s) is %s", e->sha, e->release,
+						 why);
 				}
 				continue;
 			}
-			explain2(q, e, rank, v == KPGO_POLICY_OK ? "fits" : v == KPGO_POLICY_WARN ? "fits, with a warning" : "refused by the policy, overridden", why);
+			explain2(q, e, rank,
+				 v == KPGO_POLICY_OK   ? "fits" :
+				 v == KPGO_POLICY_WARN ? "fits, with a warning" :
+							 "refused by the policy, overridden",
+				 why);
 		} else {
 			explain2(q, e, rank, "fits", NULL);
 		}
@@ -245,8 +251,10 @@ int kpgo_store_select(const struct kpgo_store_index *idx, const struct kpgo_stor
 			strbuf_addf(&sb, "nearest older release %s of series %s (none for %s)",
 				    e->release, series, q->release);
 		else
-			strbuf_addf(&sb, "newest release %s of an older series (none of series %s;"
-				    " the policy allows crossing)", e->release, series);
+			strbuf_addf(&sb,
+				    "newest release %s of an older series (none of series %s;"
+				    " the policy allows crossing)",
+				    e->release, series);
 		if (c->candidates > 1)
 			strbuf_addf(&sb, "; best of %zu by merged profiles, then time added",
 				    c->candidates);

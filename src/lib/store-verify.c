@@ -90,8 +90,8 @@ int kpgo_store_objects_list(struct kpgo_store *s, struct kpgo_strlist *shas,
 			continue;
 		snprintf(rel, sizeof(rel), "objects/%s", d->d_name);
 		fd = hex2 ? openat(s->objfd, d->d_name,
-				   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			  : -1;
+				   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) :
+			    -1;
 		sub = fd >= 0 ? fdopendir(fd) : NULL;
 		if (!sub) {
 			if (fd >= 0)

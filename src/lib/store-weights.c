@@ -101,13 +101,14 @@ int kpgo_weights_parse(struct kpgo_weights *w, const char *name, const char *tex
 				return kpgo_error_set(err, -ENOMEM, "out of memory");
 			w->w[w->labels.n - 1] = v;
 		}
-next:
+	next:
 		p = eol < end ? eol + 1 : end;
 		continue;
-bad_weight:
-		return kpgo_error_set(err, -EINVAL, "%s:%u: bad weight for '%s' (a whole number from 0 to %d)",
+	bad_weight:
+		return kpgo_error_set(err, -EINVAL,
+				      "%s:%u: bad weight for '%s' (a whole number from 0 to %d)",
 				      name, line, label, KPGO_WEIGHT_MAX);
-twice:
+	twice:
 		return kpgo_error_set(err, -EINVAL, "%s:%u: '%s' has a weight already", name, line,
 				      label);
 	}

@@ -114,8 +114,7 @@ int kpgo_store_open(struct kpgo_store *s, bool create, struct kpgo_error *err)
 			r = s->objfd;
 			close_fd(&s->dirfd);
 			if (r == -ENOENT)
-				return kpgo_error_set(err, r, "'%s' is not a kpgo store",
-						      s->dir);
+				return kpgo_error_set(err, r, "'%s' is not a kpgo store", s->dir);
 			return kpgo_error_set(err, r, "cannot open '%s/objects': %s", s->dir,
 					      strerror(-r));
 		}
@@ -321,7 +320,8 @@ again:
 		/* A corrupt copy must not stand in for these intact bytes. */
 		r = set_aside(s, subfd, obj);
 		if (r < 0) {
-			r = kpgo_error_set(err, r, "cannot move the corrupt '%s/objects/%s/%s' aside: %s",
+			r = kpgo_error_set(err, r,
+					   "cannot move the corrupt '%s/objects/%s/%s' aside: %s",
 					   s->dir, sub, obj, strerror(-r));
 			close(subfd);
 			return r;
@@ -349,7 +349,7 @@ int kpgo_store_add(struct kpgo_store *s, const char *const *files, size_t n,
 {
 	struct kpgo_store_index fresh = { 0 }, out = { 0 };
 	struct kpgo_store_entry e;
-	char (*tmp)[64] = calloc(n ? n : 1, sizeof(*tmp));
+	char(*tmp)[64] = calloc(n ? n : 1, sizeof(*tmp));
 	size_t i, j;
 	int fd, r = 0;
 

@@ -32,11 +32,11 @@
 #define KPGO_STORE_TMP_AGE 3600
 
 struct kpgo_store {
-	char *dir;	/* as given, or made absolute once the directory exists */
-	int dirfd;	/* -1 until opened */
-	int objfd;	/* DIR/objects */
-	int tmpfd;	/* DIR/tmp, -1 until a writer needs it */
-	int lockfd;	/* -1 while unlocked */
+	char *dir;  /* as given, or made absolute once the directory exists */
+	int dirfd;  /* -1 until opened */
+	int objfd;  /* DIR/objects */
+	int tmpfd;  /* DIR/tmp, -1 until a writer needs it */
+	int lockfd; /* -1 while unlocked */
 };
 
 /**
@@ -56,7 +56,7 @@ struct kpgo_store_entry {
 	char *added;
 	uint64_t runs;
 	uint64_t merged;
-	uint64_t sum;	/* the counters' sum (saturating), computed by the store */
+	uint64_t sum; /* the counters' sum (saturating), computed by the store */
 };
 
 struct kpgo_store_index {
@@ -109,7 +109,7 @@ int kpgo_store_lookup(const struct kpgo_store_index *idx, const char *prefix,
 
 struct kpgo_store_added {
 	char sha[KPGO_SHA256_HEX];
-	bool existed;	/* the store had it already (or an earlier file of the batch) */
+	bool existed; /* the store had it already (or an earlier file of the batch) */
 };
 
 /**
@@ -160,11 +160,11 @@ enum kpgo_store_rank {
 struct kpgo_store_choice {
 	const struct kpgo_store_entry *e;
 	enum kpgo_store_rank rank;
-	size_t candidates;	/* entries of that rank that fit */
-	size_t skipped;		/* objects passed over by kpgo_store_select_verified() */
+	size_t candidates; /* entries of that rank that fit */
+	size_t skipped;	   /* objects passed over by kpgo_store_select_verified() */
 	char why[512];
-	int verdict;		/* enum kpgo_policy_verdict of the choice */
-	bool overridden;	/* the policy refuses it; @override took it */
+	int verdict;	 /* enum kpgo_policy_verdict of the choice */
+	bool overridden; /* the policy refuses it; @override took it */
 	char policy_why[256];
 };
 
@@ -277,15 +277,15 @@ struct kpgo_ingest_opts {
 };
 
 enum kpgo_ingest_what {
-	KPGO_INGEST_ADDED,	  /* new in the store; removed from the drop directory */
-	KPGO_INGEST_KNOWN,	  /* the store had it; removed from the drop directory */
-	KPGO_INGEST_REJECTED,	  /* moved to DROP/rejected/ with a .reason file */
-	KPGO_INGEST_PENDING,	  /* not valid yet, but young: left for the next run */
-	KPGO_INGEST_IGNORED,	  /* a name ingest does not touch */
-	KPGO_INGEST_MERGED,	  /* a new merged profile of a kernel build */
+	KPGO_INGEST_ADDED,	   /* new in the store; removed from the drop directory */
+	KPGO_INGEST_KNOWN,	   /* the store had it; removed from the drop directory */
+	KPGO_INGEST_REJECTED,	   /* moved to DROP/rejected/ with a .reason file */
+	KPGO_INGEST_PENDING,	   /* not valid yet, but young: left for the next run */
+	KPGO_INGEST_IGNORED,	   /* a name ingest does not touch */
+	KPGO_INGEST_MERGED,	   /* a new merged profile of a kernel build */
 	KPGO_INGEST_MERGE_CURRENT, /* the build's merged profile is up to date */
 	KPGO_INGEST_MERGE_FAILED,
-	KPGO_INGEST_SUPERSEDED,	  /* an older merge of the build, removed from the store */
+	KPGO_INGEST_SUPERSEDED, /* an older merge of the build, removed from the store */
 };
 
 /**

@@ -23,8 +23,8 @@ static const char *name_for(const char *dir)
 		unsigned long magic;
 		const char *name;
 	} fs[] = {
-		{ 0x01021994, "wl-file-tmpfs" }, { 0xef53, "wl-file-ext4" },
-		{ 0x58465342, "wl-file-xfs" },	 { 0x9123683e, "wl-file-btrfs" },
+		{ 0x01021994, "wl-file-tmpfs" },   { 0xef53, "wl-file-ext4" },
+		{ 0x58465342, "wl-file-xfs" },	   { 0x9123683e, "wl-file-btrfs" },
 		{ 0x794c7630, "wl-file-overlay" },
 	};
 	struct statfs sf;
@@ -40,7 +40,8 @@ static const char *name_for(const char *dir)
 
 int main(int argc, char **argv)
 {
-	struct wl w = { .name = "wl-file", .ops = 2000,
+	struct wl w = { .name = "wl-file",
+			.ops = 2000,
 			.what = "8 KiB files created, read back, renamed, listed and unlinked" };
 	const char *dir = NULL;
 	char work[4096], a[4200], b[4200], buf[8192];

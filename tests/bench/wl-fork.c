@@ -11,7 +11,8 @@
 
 int main(int argc, char **argv)
 {
-	struct wl w = { .name = "wl-fork", .ops = 500,
+	struct wl w = { .name = "wl-fork",
+			.ops = 500,
 			.what = "fork, execve of a static program, exit and waitpid" };
 	char *child_argv[] = { "wl-fork", "--child", NULL };
 	char *const envp[] = { NULL };

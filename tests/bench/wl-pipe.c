@@ -11,7 +11,8 @@
 
 int main(int argc, char **argv)
 {
-	struct wl w = { .name = "wl-pipe", .ops = 5000,
+	struct wl w = { .name = "wl-pipe",
+			.ops = 5000,
 			.what = "512-byte round trips between two processes over pipes" };
 	int to_child[2], to_parent[2], c, status;
 	char msg[512];

@@ -67,7 +67,8 @@ static void serve(const struct wl *w, int lfd)
 
 int main(int argc, char **argv)
 {
-	struct wl w = { .name = "wl-socket", .ops = 5000,
+	struct wl w = { .name = "wl-socket",
+			.ops = 5000,
 			.what = "256-byte round trips to an echo server, a new connection every 50" };
 	const char *type = "unix";
 	union addr addr;

@@ -15,7 +15,8 @@
 
 int main(int argc, char **argv)
 {
-	struct wl w = { .name = "wl-syscall", .ops = 20000,
+	struct wl w = { .name = "wl-syscall",
+			.ops = 20000,
 			.what = "rounds of 11 short system calls and a page fault" };
 	char buf[256];
 	struct stat st;

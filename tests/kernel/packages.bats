@@ -44,6 +44,12 @@ field() {
     dpkg-deb -f "$1" "$2"
 }
 
+# first_file FILE...: the first of the files a glob names, or nothing when
+# the glob matched none (it is then the pattern itself)
+first_file() {
+    [ ! -e "$1" ] || echo "$1"
+}
+
 # report_value FILE LABEL: the number after "LABEL: " in a profile report.
 report_value() {
     sed -n "s/^$2: \([0-9]*\).*/\1/p" "$1"
@@ -123,6 +129,7 @@ report_value() {
     grep -q "$(plan SOURCE_PACKAGE) $(plan SOURCE_VERSION)" "$BATS_TEST_TMPDIR/changelog"
 }
 
+# shellcheck disable=SC2030 # bats runs a test in a subshell: its $output is its own
 @test "deb: image and headers file lists" {
     for rel in "$REL_I" "$REL_P"; do
         v=$VER_P
@@ -176,6 +183,7 @@ build_module() {
     assert_output --regexp "^$rel "
     # the headers' own vermagic, so the kernel of the package loads it
     run modinfo -F vermagic "$(find "$BATS_TEST_TMPDIR/img-$rel" -name '*.ko' | head -1)"
+    # shellcheck disable=SC2031 # $output is the run's just above, not a test's
     assert_equal "$(modinfo -F vermagic "$m/kpgo_hello.ko")" "$output"
 }
 
@@ -270,6 +278,7 @@ build_module() {
     : >"$r/var/lib/dpkg/status"
     # a hook as initramfs-tools installs one: records its arguments
     for h in postinst postrm; do
+        # shellcheck disable=SC2016 # the hook's own $* and $DPKG_ROOT
         printf '#!/bin/sh\necho "%s $*" >>"$DPKG_ROOT/hooks.log"\n' "$h" \
             >"$r/etc/kernel/$h.d/record"
         chmod +x "$r/etc/kernel/$h.d/record"
@@ -279,9 +288,11 @@ build_module() {
     # the running kernel)
     mkdir "$BATS_TEST_TMPDIR/bin"
     for t in linux-update-symlinks linux-check-removal; do
+        # shellcheck disable=SC2016 # the stand-in's own $* and $DPKG_ROOT
         printf '#!/bin/sh\necho "%s $*" >>"$DPKG_ROOT/linux-base.log"\n' "$t" >"$BATS_TEST_TMPDIR/bin/$t"
         chmod +x "$BATS_TEST_TMPDIR/bin/$t"
     done
+    # shellcheck disable=SC2016 # the stand-in reads CHECK_REMOVAL_FAILS when it runs
     printf '[ -z "$CHECK_REMOVAL_FAILS" ]\n' >>"$BATS_TEST_TMPDIR/bin/linux-check-removal"
     PATH=$BATS_TEST_TMPDIR/bin:$PATH
     run dpkg --root="$r" --force-script-chrootless --force-depends -i \
@@ -398,7 +409,7 @@ build_module() {
     # notices, and a devel package
     for f in "kernel-pgo $REL_P $(plan RPM_RELEASE_PGO)" "kernel-pgo-instr $REL_I $(plan RPM_RELEASE_INSTR)"; do
         read -r n rel release <<<"$f"
-        p=$(ls "$PKGDIR/$n-$KVER-$release".*rpm 2>/dev/null | head -1 || true)
+        p=$(first_file "$PKGDIR/$n-$KVER-$release".*rpm)
         [ -f "$p" ] || fail "no $n-$KVER-$release rpm in $PKGDIR"
         run rpm -qp --provides "$p"
         assert_line "kernel = $KVER-$release"
@@ -413,7 +424,7 @@ build_module() {
         done
         assert_line --regexp "^[a-z]*l[a-z]* /usr/share/licenses/$n/COPYING\$"
         assert_line --regexp "^[a-z]*l[a-z]* /usr/share/licenses/$n/Linux-syscall-note\$"
-        d=$(ls "$PKGDIR/$n-devel-$KVER-$release".*rpm | head -1)
+        d=$(first_file "$PKGDIR/$n-devel-$KVER-$release".*rpm)
         run rpm -qp --provides "$d"
         assert_line "kernel-devel-uname-r($rel)"
         assert_line "installonlypkg(kernel)"

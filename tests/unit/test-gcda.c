@@ -230,7 +230,7 @@ static void test_gcc12_small_cases(void)
 	header(&b, "B22*", 1, 0);
 	for (i = 0; i < 4; i++) {
 		fn_rec(&b, 4, 1 + i, 0, 0);
-		rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_FN_COUNTERS * 8));
+		rec(&b, KPGO_TAG_ARCS, (uint32_t)(-(int32_t)(KPGO_GCDA_MAX_FN_COUNTERS * 8)));
 	}
 	is_int(parse(&b, &g, &err), 0, "exactly KPGO_GCDA_MAX_COUNTERS counters accepted");
 	ok(g.n_ctrs == KPGO_GCDA_MAX_COUNTERS && kpgo_gcda_max(&g) == 0, "all of them zero");
@@ -422,7 +422,8 @@ static void test_malformed(void)
 	w32(&b, stamp_of("B22*"));
 	w32(&b, 0);
 	w32(&b, 0);
-	check_bad(".gcno magic", &b, -EINVAL, "a .gcno notes file, not a .gcda data file at offset 0");
+	check_bad(".gcno magic", &b, -EINVAL,
+		  "a .gcno notes file, not a .gcda data file at offset 0");
 	strbuf_reset(&b);
 	w32(&b, __builtin_bswap32(KPGO_GCDA_MAGIC));
 	w32(&b, __builtin_bswap32(stamp_of("B22*")));
@@ -628,14 +629,14 @@ static void test_malformed(void)
 	strbuf_reset(&b);
 	header(&b, "B22*", 1, 0);
 	fn_rec(&b, 4, 1, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)((KPGO_GCDA_MAX_FN_COUNTERS + 1) * 8));
+	rec(&b, KPGO_TAG_ARCS, (uint32_t)(-(int32_t)((KPGO_GCDA_MAX_FN_COUNTERS + 1) * 8)));
 	check_bad("all-zero record of FN_MAX+1 counters", &b, -EINVAL,
 		  "too many counters (262145 in one function, at most 262144) at offset 36");
 	/* GCC 12 layout, 44 bytes claiming 2^24 counters (issue 18). */
 	strbuf_reset(&b);
 	header(&b, "B22*", 1, 0);
 	fn_rec(&b, 4, 1, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)((1u << 24) * 8));
+	rec(&b, KPGO_TAG_ARCS, (uint32_t)(-(int32_t)((1u << 24) * 8)));
 	is_int((int)b.len, 44, "the 44-byte file");
 	check_bad("44 bytes claiming 2^24 counters", &b, -EINVAL,
 		  "too many counters (16777216 in one function, at most 262144) at offset 36");
@@ -649,10 +650,10 @@ static void test_malformed(void)
 	header(&b, "B22*", 1, 0);
 	for (i = 0; i < 4; i++) {
 		fn_rec(&b, 4, 1 + i, 0, 0);
-		rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)(KPGO_GCDA_MAX_FN_COUNTERS * 8));
+		rec(&b, KPGO_TAG_ARCS, (uint32_t)(-(int32_t)(KPGO_GCDA_MAX_FN_COUNTERS * 8)));
 	}
 	fn_rec(&b, 4, 9, 0, 0);
-	rec(&b, KPGO_TAG_ARCS, (uint32_t)-(int32_t)8);
+	rec(&b, KPGO_TAG_ARCS, (uint32_t)(-(int32_t)8));
 	check_bad("all-zero records adding up to MAX+1", &b, -EINVAL,
 		  "too many counters (more than 1048576 in one file) at offset 148");
 	strbuf_reset(&b);
@@ -679,7 +680,8 @@ static void test_malformed(void)
 	header(&b, "B22*", 1, 0);
 	rec(&b, KPGO_TAG_OBJECT_SUMMARY, 4);
 	w32(&b, 1);
-	check_bad("summary of 4 bytes", &b, -EINVAL, "summary record of 4 bytes, expected 8 at offset 16");
+	check_bad("summary of 4 bytes", &b, -EINVAL,
+		  "summary record of 4 bytes, expected 8 at offset 16");
 	strbuf_reset(&b);
 	header(&b, "B12*", 1, 0);
 	rec(&b, KPGO_TAG_PROGRAM_SUMMARY, 0);
@@ -771,19 +773,18 @@ static void test_scale(void)
 
 /* --- files from a real GCC runtime ----------------------------------- */
 
-static const char prog_c[] =
-	"static int f(int x) { if (x > 5) return 1; return 0; }\n"
-	"static int never(int x) { if (x > 5) return 2; return 3; }\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"	int s = 0;\n"
-	"	(void)argv;\n"
-	"	for (int i = 0; i < 10; i++)\n"
-	"		s += f(i);\n"
-	"	if (argc > 5)\n"
-	"		s += never(argc);\n"
-	"	return s > 100;\n"
-	"}\n";
+static const char prog_c[] = "static int f(int x) { if (x > 5) return 1; return 0; }\n"
+			     "static int never(int x) { if (x > 5) return 2; return 3; }\n"
+			     "int main(int argc, char **argv)\n"
+			     "{\n"
+			     "	int s = 0;\n"
+			     "	(void)argv;\n"
+			     "	for (int i = 0; i < 10; i++)\n"
+			     "		s += f(i);\n"
+			     "	if (argc > 5)\n"
+			     "		s += never(argc);\n"
+			     "	return s > 100;\n"
+			     "}\n";
 
 static bool have_cc(const char *cc)
 {

@@ -167,7 +167,7 @@ static void check_parsed(const struct kpgo_gcno *g, const char *ver, const char 
 	ok(kpgo_gcno_find(g, 1014406867) == &g->fns[1], "%s: find by ident", what);
 	ok(kpgo_gcno_find(g, 7) == &g->fns[2], "%s: find the smallest ident", what);
 	ok(kpgo_gcno_find(g, 8) == NULL && kpgo_gcno_find(g, 0) == NULL &&
-	   kpgo_gcno_find(g, UINT32_MAX) == NULL,
+		   kpgo_gcno_find(g, UINT32_MAX) == NULL,
 	   "%s: an ident that is not there", what);
 }
 
@@ -215,7 +215,8 @@ static void test_layouts(void)
 	fn(&b, false, &specs[0]);
 	fn(&b, false, &specs[1]);
 	is_int(kpgo_gcno_parse(b.buf, b.len, &g, &err), 0, "a repeated ident parses");
-	ok(kpgo_gcno_find(&g, specs[1].ident) == &g.fns[0], "the first of a repeated ident is found");
+	ok(kpgo_gcno_find(&g, specs[1].ident) == &g.fns[0],
+	   "the first of a repeated ident is found");
 	kpgo_gcno_release(&g);
 	strbuf_release(&b);
 }
@@ -252,7 +253,8 @@ static void test_hostile(void)
 			refused++;
 		kpgo_gcno_release(&g);
 	}
-	ok(refused >= good.len - 2 * N_SPECS * 4, "truncations: %zu of %zu refused", refused, good.len);
+	ok(refused >= good.len - 2 * N_SPECS * 4, "truncations: %zu of %zu refused", refused,
+	   good.len);
 	ok(kpgo_gcno_parse(good.buf, 3, &g, &err) == -EINVAL && strstr(err.msg, "truncated header"),
 	   "three bytes: truncated header");
 
@@ -389,7 +391,8 @@ static void test_hostile(void)
 	wstr(&b, false, "a.c");
 	w32(&b, 9);
 	rec_end(&b, fn_at, false);
-	is_int(kpgo_gcno_parse(b.buf, b.len, &g, &err), 0, "a record that ends after the line parses");
+	is_int(kpgo_gcno_parse(b.buf, b.len, &g, &err), 0,
+	       "a record that ends after the line parses");
 	ok(g.n_fns == 1 && g.fns[0].line == 9 && g.fns[0].column == 0 && g.fns[0].end_line == 0,
 	   "line kept, column and end line 0");
 	kpgo_gcno_release(&g);
@@ -400,22 +403,21 @@ static void test_hostile(void)
 
 /* --- notes files of a real GCC ------------------------------------------- */
 
-static const char prog_c[] =
-	"static int twice(int x)\n"
-	"{\n"
-	"\treturn 2 * x;\n"
-	"}\n"
-	"\n"
-	"int add(int a, int b)\n"
-	"{\n"
-	"\treturn a + twice(b);\n"
-	"}\n"
-	"\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"\t(void)argv;\n"
-	"\treturn add(argc, 1) == 3 ? 0 : 1;\n"
-	"}\n";
+static const char prog_c[] = "static int twice(int x)\n"
+			     "{\n"
+			     "\treturn 2 * x;\n"
+			     "}\n"
+			     "\n"
+			     "int add(int a, int b)\n"
+			     "{\n"
+			     "\treturn a + twice(b);\n"
+			     "}\n"
+			     "\n"
+			     "int main(int argc, char **argv)\n"
+			     "{\n"
+			     "\t(void)argv;\n"
+			     "\treturn add(argc, 1) == 3 ? 0 : 1;\n"
+			     "}\n";
 
 static bool have_cc(const char *cc)
 {
@@ -493,7 +495,8 @@ static void test_real_gcc(const char *cc, unsigned major)
 			   f->cfg_checksum == d.fns[i].cfg_checksum;
 	}
 	ok(d.stamp == g.stamp, "%s: the .gcda has the .gcno's stamp", cc);
-	ok(d.n_fns == 3 && matched == 3, "%s: every .gcda function found by ident, checksums equal", cc);
+	ok(d.n_fns == 3 && matched == 3, "%s: every .gcda function found by ident, checksums equal",
+	   cc);
 	kpgo_gcda_release(&d);
 	kpgo_gcno_release(&g);
 out:

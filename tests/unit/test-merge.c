@@ -51,8 +51,9 @@ static bool files_same(const char *a, const char *b)
 static void make_input(struct kpgo_profile *p, int k, int bad, const char *release)
 {
 	static const char *const paths[N_OBJ] = {
-		"a.gcda", "a/b.gcda", "a-b.gcda", "drivers/x.gcda", "kernel/fork.gcda",
-		"kernel/sched/core.gcda", "mm/mmap.gcda", "z.gcda", "zz/y.gcda",
+		"a.gcda",	  "a/b.gcda",	      "a-b.gcda",
+		"drivers/x.gcda", "kernel/fork.gcda", "kernel/sched/core.gcda",
+		"mm/mmap.gcda",	  "z.gcda",	      "zz/y.gcda",
 	};
 	char run[16];
 	uint32_t version;
@@ -129,7 +130,8 @@ static int merge(char names[N_IN][256], size_t n, size_t open_max, bool allow,
 		 struct kpgo_error *err)
 {
 	const char *in[N_IN];
-	struct kpgo_merge_opts o = { .weights = weights, .allow_mismatch = allow,
+	struct kpgo_merge_opts o = { .weights = weights,
+				     .allow_mismatch = allow,
 				     .open_max = open_max };
 	size_t i;
 
@@ -279,8 +281,7 @@ static void test_failures(void)
 		ok(r < 0, "a cut input, rounds of %zu: refused", k);
 		strbuf_reset(&want);
 		strbuf_addf(&want, "cannot read '%s': ", names[N_IN - 1]);
-		ok(!strncmp(err.msg, want.buf, want.len), "a cut input, rounds of %zu: names it",
-		   k);
+		ok(!strncmp(err.msg, want.buf, want.len), "a cut input, rounds of %zu: names it", k);
 		listing(tmpdir, &after);
 		is_str(after.buf, before.buf, "a cut input, rounds of %zu: nothing written", k);
 	}
@@ -432,7 +433,7 @@ static void test_merge(void)
 	};
 	static const struct fnspec fb[] = {
 		{ 2, 0x21, 0x22, 1, { 10 } },
-		{ 1, 0x11, 0x99, 2, { 100, 100 } }, /* cfg changed: left out */
+		{ 1, 0x11, 0x99, 2, { 100, 100 } },	 /* cfg changed: left out */
 		{ 3, 0x31, 0x32, 2, { 7, UINT64_MAX } }, /* only in b: appended */
 	};
 	static const struct fnspec fc[] = {
@@ -489,8 +490,7 @@ static void test_merge(void)
 	kpgo_gcda_init(&acc);
 	kpgo_gcda_merge(&acc, &b, 1);
 	is_int(kpgo_gcda_merge(&acc, &b, 1), 0, "merge with itself");
-	ok(acc.ctrs[0] == 20 && acc.ctrs[1] == 200 && acc.ctrs[3] == 14 &&
-		   acc.ctrs[4] == UINT64_MAX,
+	ok(acc.ctrs[0] == 20 && acc.ctrs[1] == 200 && acc.ctrs[3] == 14 && acc.ctrs[4] == UINT64_MAX,
 	   "self merge doubles every counter");
 	kpgo_gcda_release(&acc);
 

@@ -11,15 +11,14 @@
 #include "plan.h"
 #include "tap.h"
 
-static const char makefile[] =
-	"# SPDX-License-Identifier: GPL-2.0\n"
-	"VERSION = 6\n"
-	"PATCHLEVEL = 1\n"
-	"SUBLEVEL = 192\n"
-	"EXTRAVERSION =\n"
-	"NAME = Curry Ramen\n"
-	"\n"
-	"# VERSION = 9 (a comment)\n";
+static const char makefile[] = "# SPDX-License-Identifier: GPL-2.0\n"
+			       "VERSION = 6\n"
+			       "PATCHLEVEL = 1\n"
+			       "SUBLEVEL = 192\n"
+			       "EXTRAVERSION =\n"
+			       "NAME = Curry Ramen\n"
+			       "\n"
+			       "# VERSION = 9 (a comment)\n";
 
 static void test_kernel_version(void)
 {
@@ -48,36 +47,37 @@ static void test_kernel_version(void)
 	is_int(kpgo_kernel_version_parse(notnum, sizeof(notnum) - 1, &v, &err), -EINVAL,
 	       "a PATCHLEVEL that is not a number: refused");
 
-	static const char evil[] = "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 2\nEXTRAVERSION = $(shell x)\n";
+	static const char evil[] =
+		"VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 2\nEXTRAVERSION = $(shell x)\n";
 	is_int(kpgo_kernel_version_parse(evil, sizeof(evil) - 1, &v, &err), -EINVAL,
 	       "an EXTRAVERSION with make syntax: refused");
 
 	/* cut in the middle of a line, no final newline */
 	static const char cut[] = "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 19";
-	is_int(kpgo_kernel_version_parse(cut, sizeof(cut) - 1, &v, &err), 0, "a text without final newline");
+	is_int(kpgo_kernel_version_parse(cut, sizeof(cut) - 1, &v, &err), 0,
+	       "a text without final newline");
 	is_int((int)v.sublevel, 19, "reads what is there");
 }
 
-static const char status[] =
-	"Package: linux-source-6.1\n"
-	"Status: deinstall ok config-files\n"
-	"Version: 6.1.170-3\n"
-	"\n"
-	"Package: linux-image-6.1.0-57-cloud-amd64\n"
-	"Status: install ok installed\n"
-	"Source: linux-signed-amd64 (6.1.192+3)\n"
-	"Version: 6.1.192-3\n"
-	"Description: Linux\n"
-	" Version: 9 (a continuation line)\n"
-	"\n"
-	"Package: linux-source-6.12\n"
-	"Status: install ok installed\n"
-	"Source: linux-6.12\n"
-	"Version: 6.12.118-1~deb12u1\n"
-	"\n"
-	"Package: linux-source-6.1x\n"
-	"Status: install ok installed\n"
-	"Version: 1\n";
+static const char status[] = "Package: linux-source-6.1\n"
+			     "Status: deinstall ok config-files\n"
+			     "Version: 6.1.170-3\n"
+			     "\n"
+			     "Package: linux-image-6.1.0-57-cloud-amd64\n"
+			     "Status: install ok installed\n"
+			     "Source: linux-signed-amd64 (6.1.192+3)\n"
+			     "Version: 6.1.192-3\n"
+			     "Description: Linux\n"
+			     " Version: 9 (a continuation line)\n"
+			     "\n"
+			     "Package: linux-source-6.12\n"
+			     "Status: install ok installed\n"
+			     "Source: linux-6.12\n"
+			     "Version: 6.12.118-1~deb12u1\n"
+			     "\n"
+			     "Package: linux-source-6.1x\n"
+			     "Status: install ok installed\n"
+			     "Version: 1\n";
 
 static void test_dpkg_status(void)
 {
@@ -86,24 +86,25 @@ static void test_dpkg_status(void)
 
 	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1, "linux-source-6.1", &p, &err),
 	       -ENOENT, "a package removed but not purged is not installed");
-	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1, "linux-source-6.12", &p, &err), 0,
-	       "an installed package is found");
+	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1, "linux-source-6.12", &p, &err),
+	       0, "an installed package is found");
 	is_str(p.version, "6.12.118-1~deb12u1", "its version");
 	is_str(p.source, "linux-6.12", "its source");
 	is_str(p.source_version, "6.12.118-1~deb12u1", "the source's version is its own");
-	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1, "linux-image-6.1.0-57-cloud-amd64",
-				       &p, &err),
+	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1,
+				       "linux-image-6.1.0-57-cloud-amd64", &p, &err),
 	       0, "a package of a source of another version");
 	is_str(p.source, "linux-signed-amd64", "the source's name");
 	is_str(p.source_version, "6.1.192+3", "the source's own version");
 	is_str(p.version, "6.1.192-3", "not the continuation line's");
-	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1, "linux-source", &p, &err), -ENOENT,
-	       "a prefix of a name is not the name");
+	is_int(kpgo_dpkg_status_lookup(status, sizeof(status) - 1, "linux-source", &p, &err),
+	       -ENOENT, "a prefix of a name is not the name");
 
 	static const char bad[] = "Package: a\nStatus: install ok installed\nVersion: 1 2\n";
 	is_int(kpgo_dpkg_status_lookup(bad, sizeof(bad) - 1, "a", &p, &err), -EINVAL,
 	       "a version with a blank: refused");
-	static const char badsrc[] = "Package: a\nStatus: install ok installed\nVersion: 1\nSource: b (2\n";
+	static const char badsrc[] =
+		"Package: a\nStatus: install ok installed\nVersion: 1\nSource: b (2\n";
 	is_int(kpgo_dpkg_status_lookup(badsrc, sizeof(badsrc) - 1, "a", &p, &err), -EINVAL,
 	       "a Source with an unclosed version: refused");
 }
@@ -140,7 +141,8 @@ static void test_stamp(void)
 	is_int(kpgo_profile_stamp("2026-12-03T15:26:30Z", s, &err), 0, "a window end");
 	is_str(s, "20261203152630", "gives its stamp");
 	is_int(kpgo_profile_stamp("2026-12-03 15:26:30", s, &err), -EINVAL, "another form: refused");
-	is_int(kpgo_profile_stamp("2026-12-03T15:26:30+01:00", s, &err), -EINVAL, "not UTC: refused");
+	is_int(kpgo_profile_stamp("2026-12-03T15:26:30+01:00", s, &err), -EINVAL,
+	       "not UTC: refused");
 	is_int(kpgo_profile_stamp(NULL, s, &err), -EINVAL, "none: refused");
 }
 
@@ -177,7 +179,8 @@ static void test_plan(void)
 	in.config = &cloud;
 	in.serial = 2;
 	is_int(kpgo_plan_make(&in, &p, &err), 0, "cloud, rebuilt");
-	is_str(p.rel_pgo, "6.1.192-3.20261203152630-cloud-amd64-pgo", "the release names the flavour");
+	is_str(p.rel_pgo, "6.1.192-3.20261203152630-cloud-amd64-pgo",
+	       "the release names the flavour");
 	is_str(p.rel_instr, "6.1.192-3-cloud-amd64-pgo-instr", "both releases do");
 	is_str(p.deb_pgo, "6.1.192-3+kpgo20261203152630.2", "a rebuild's version");
 	is_str(p.tree_pgo, "cloud-pgo", "the cloud config's tree");
@@ -189,14 +192,17 @@ static void test_plan(void)
 	in.serial = 0;
 	is_int(kpgo_plan_make(&in, &p, &err), 0, "6.12 from bookworm-security");
 	is_str(p.rel_instr, "6.12.118-1.deb12u1-cloud-amd64-pgo-instr", "'~' is '.' in a release");
-	is_str(p.deb_instr, "6.12.118-1~deb12u1+kpgo0.1.0", "the version keeps the revision as it is");
-	ok(strlen(p.rel_pgo) <= KPGO_RELEASE_MAX, "the longest release fits uname (%zu)", strlen(p.rel_pgo));
+	is_str(p.deb_instr, "6.12.118-1~deb12u1+kpgo0.1.0",
+	       "the version keeps the revision as it is");
+	ok(strlen(p.rel_pgo) <= KPGO_RELEASE_MAX, "the longest release fits uname (%zu)",
+	   strlen(p.rel_pgo));
 
 	in.series = "6.1";
 	is_int(kpgo_plan_make(&in, &p, &err), -EINVAL, "a source of another series: refused");
 	in.series = NULL;
 	in.source_version = "6.12.117-1";
-	is_int(kpgo_plan_make(&in, &p, &err), -EINVAL, "a package version of another kernel: refused");
+	is_int(kpgo_plan_make(&in, &p, &err), -EINVAL,
+	       "a package version of another kernel: refused");
 	in.source_version = "6.12.118";
 	is_int(kpgo_plan_make(&in, &p, &err), -EINVAL, "a version without revision: refused");
 	in.source_version = NULL;

@@ -57,7 +57,6 @@ static la_ssize_t mem_write(struct archive *a, void *cd, const void *buf, size_t
 	return strbuf_add(cd, buf, n) ? -1 : (la_ssize_t)n;
 }
 
-
 /*
  * Compresses @buf in place as one zstd frame with a window of 2^@wlog
  * bytes, without a content size (as a stream, so the window is what the
@@ -116,17 +115,13 @@ static void build(struct strbuf *out, enum fmt f, const struct ent *e, size_t n)
 		if (r == ARCHIVE_OK)
 			r = archive_write_set_format_pax_restricted(ar);
 		break;
-	case GNUTAR_PLAIN:
-		r = archive_write_set_format_gnutar(ar);
-		break;
+	case GNUTAR_PLAIN: r = archive_write_set_format_gnutar(ar); break;
 	case TAR_GZIP:
 		r = archive_write_add_filter_gzip(ar);
 		if (r == ARCHIVE_OK)
 			r = archive_write_set_format_pax_restricted(ar);
 		break;
-	case CPIO_PLAIN:
-		r = archive_write_set_format_cpio_newc(ar);
-		break;
+	case CPIO_PLAIN: r = archive_write_set_format_cpio_newc(ar); break;
 	}
 	if (r == ARCHIVE_OK)
 		r = archive_write_set_bytes_in_last_block(ar, 1);
@@ -160,9 +155,7 @@ static void build(struct strbuf *out, enum fmt f, const struct ent *e, size_t n)
 			archive_entry_set_filetype(ae, AE_IFBLK);
 			archive_entry_set_rdev(ae, makedev(8, 0));
 			break;
-		case K_FIFO:
-			archive_entry_set_filetype(ae, AE_IFIFO);
-			break;
+		case K_FIFO: archive_entry_set_filetype(ae, AE_IFIFO); break;
 		case K_DIR:
 			archive_entry_set_filetype(ae, AE_IFDIR);
 			archive_entry_set_perm(ae, 0755);
@@ -215,8 +208,7 @@ static void payload_sha256(const struct ent *e, size_t n, char hex[65])
  * A manifest that tells the truth about the gcda/ entries among @e, then
  * changed by @over: "KEY=VALUE" sets, "-KEY" removes (NULL-terminated).
  */
-static void manifest_for(struct strbuf *out, const struct ent *e, size_t n,
-			 const char *const *over)
+static void manifest_for(struct strbuf *out, const struct ent *e, size_t n, const char *const *over)
 {
 	uint64_t objects = 0, functions = 0, counters = 0, max = 0, sum = 0;
 	struct kpgo_manifest m;
@@ -276,9 +268,11 @@ static struct strbuf fork_gcda = STRBUF_INIT, mmap_gcda = STRBUF_INIT;
 
 static void std_objects(struct ent *e)
 {
-	e[0] = (struct ent){ .name = "gcda/kernel/fork.gcda", .data = fork_gcda.buf,
+	e[0] = (struct ent){ .name = "gcda/kernel/fork.gcda",
+			     .data = fork_gcda.buf,
 			     .len = fork_gcda.len };
-	e[1] = (struct ent){ .name = "gcda/mm/mmap.gcda", .data = mmap_gcda.buf,
+	e[1] = (struct ent){ .name = "gcda/mm/mmap.gcda",
+			     .data = mmap_gcda.buf,
 			     .len = mmap_gcda.len };
 }
 
@@ -396,8 +390,8 @@ static int read_all_peeking(const struct strbuf *ar, struct kpgo_error *err, siz
 		}
 		(*n)++;
 	}
-	if (r == 0 && (kpgo_archive_peek(a, &path, err) != 0 ||
-		       kpgo_archive_next(a, &path, &g, err) != 0))
+	if (r == 0 &&
+	    (kpgo_archive_peek(a, &path, err) != 0 || kpgo_archive_next(a, &path, &g, err) != 0))
 		r = 99;
 	kpgo_archive_close(a);
 	strbuf_release(&shared);
@@ -539,14 +533,15 @@ static void test_good_archives(void)
 		strbuf_addf(&kv, "SUM_MAX=%llu", (unsigned long long)sum + 1);
 		std_archive(&ar, TAR_ZSTD, (const char *const[]){ kv.buf, NULL }, NULL, 0);
 		is_int(read_all(&ar, &err, &n), -EBADMSG, "SUM_MAX above SUM_ALL is refused");
-		std_archive(&ar, TAR_ZSTD, (const char *const[]){ "SUM_MAX=18446744073709551615", NULL },
-			    NULL, 0);
+		std_archive(&ar, TAR_ZSTD,
+			    (const char *const[]){ "SUM_MAX=18446744073709551615", NULL }, NULL, 0);
 		is_int(read_all(&ar, &err, &n), -EBADMSG, "SUM_MAX=2^64-1 is refused");
-		ok(strstr(err.msg, "SUM_MAX=18446744073709551615 is above the sum of all counters") !=
-			   NULL,
+		ok(strstr(err.msg,
+			  "SUM_MAX=18446744073709551615 is above the sum of all counters") != NULL,
 		   "message: %s", err.msg);
 		std_archive(&ar, TAR_ZSTD, (const char *const[]){ "SUM_ALL=7", NULL }, NULL, 0);
-		is_int(read_all(&ar, &err, &n), -EBADMSG, "a SUM_ALL that is not the payload's is refused");
+		is_int(read_all(&ar, &err, &n), -EBADMSG,
+		       "a SUM_ALL that is not the payload's is refused");
 		strbuf_release(&kv);
 	}
 
@@ -561,7 +556,8 @@ static void test_names(void)
 		const char *name, *msg;
 	} bad[] = {
 		{ "gcda/../x.gcda", "unsafe or bad archive entry name 'gcda/../x.gcda'" },
-		{ "gcda/../../etc/x.gcda", "unsafe or bad archive entry name 'gcda/../../etc/x.gcda'" },
+		{ "gcda/../../etc/x.gcda",
+		  "unsafe or bad archive entry name 'gcda/../../etc/x.gcda'" },
 		{ "gcda/a/../x.gcda", "unsafe or bad archive entry name 'gcda/a/../x.gcda'" },
 		{ "gcda/./x.gcda", "unsafe or bad archive entry name 'gcda/./x.gcda'" },
 		{ "gcda//x.gcda", "unsafe or bad archive entry name 'gcda//x.gcda'" },
@@ -637,6 +633,8 @@ static void test_names(void)
 
 static void test_types(void)
 {
+	/* A table, two lines a case: clang-format would give each field a line of its own. */
+	/* clang-format off */
 	static const struct {
 		struct ent e;
 		const char *what, *msg;
@@ -660,6 +658,7 @@ static void test_types(void)
 		{ { .name = "gcda/sub/", .kind = K_DIR }, "directory entry gcda/sub/",
 		  "archive entry 'gcda/sub/' is not a regular file" },
 	};
+	/* clang-format on */
 	struct strbuf ar = STRBUF_INIT, mf = STRBUF_INIT;
 	struct ent e[2];
 	size_t i;
@@ -723,7 +722,8 @@ static void test_order(void)
 	struct strbuf ar = STRBUF_INIT, mf = STRBUF_INIT;
 	struct ent e[4], x;
 
-	x = (struct ent){ .name = "gcda/kernel/fork.gcda", .data = fork_gcda.buf,
+	x = (struct ent){ .name = "gcda/kernel/fork.gcda",
+			  .data = fork_gcda.buf,
 			  .len = fork_gcda.len };
 	check_extra("an entry repeated", &x, -EINVAL,
 		    "archive entry 'gcda/kernel/fork.gcda' is out of order or repeated");
@@ -741,8 +741,9 @@ static void test_order(void)
 	e[3] = (struct ent){ .name = "gcda/a/b.gcda", .data = fork_gcda.buf, .len = fork_gcda.len };
 	manifest_for(&mf, e, 4, NULL);
 	{
-		struct ent all[5] = { { .name = "MANIFEST", .data = mf.buf, .len = mf.len },
-				      e[0], e[1], e[2], e[3] };
+		struct ent all[5] = {
+			{ .name = "MANIFEST", .data = mf.buf, .len = mf.len }, e[0], e[1], e[2], e[3]
+		};
 		struct kpgo_error err;
 		size_t n;
 
@@ -761,6 +762,8 @@ static void test_order(void)
 
 static void test_lying_manifest(void)
 {
+	/* A table, two lines a case: clang-format would give each field a line of its own. */
+	/* clang-format off */
 	static const struct {
 		const char *what;
 		const char *over[3];
@@ -802,6 +805,7 @@ static void test_lying_manifest(void)
 		{ "KPGO_FORMAT=2", { "KPGO_FORMAT=2" }, -EPROTONOSUPPORT,
 		  "unsupported archive format '2'" },
 	};
+	/* clang-format on */
 	struct strbuf ar = STRBUF_INIT, mf = STRBUF_INIT;
 	struct ent e[3];
 	size_t i;
@@ -878,9 +882,11 @@ static void test_streams(void)
 	size_t i;
 
 	std_archive(&ar, TAR_GZIP, NULL, NULL, 0);
-	check_refused("gzip instead of zstd", &ar, -EINVAL, "cannot open: Unrecognized archive format");
+	check_refused("gzip instead of zstd", &ar, -EINVAL,
+		      "cannot open: Unrecognized archive format");
 	std_archive(&ar, CPIO_PLAIN, NULL, NULL, 0);
-	check_refused("cpio instead of tar", &ar, -EINVAL, "cannot open: Unrecognized archive format");
+	check_refused("cpio instead of tar", &ar, -EINVAL,
+		      "cannot open: Unrecognized archive format");
 
 	strbuf_reset(&ar);
 	for (i = 0; i < 4096; i++) {
@@ -892,8 +898,8 @@ static void test_streams(void)
 	strbuf_add(&ar, "\x28\xb5\x2f\xfd", 4); /* zstd frame magic, then garbage */
 	for (i = 0; i < 200; i++)
 		strbuf_addch(&ar, (char)(i * 7));
-	check_refused_ex("zstd magic then garbage", &ar, -EINVAL, "cannot open: Zstd decompression failed",
-			 true);
+	check_refused_ex("zstd magic then garbage", &ar, -EINVAL,
+			 "cannot open: Zstd decompression failed", true);
 	strbuf_reset(&ar);
 	check_refused("zero bytes", &ar, -EINVAL, "cannot open: Unrecognized archive format");
 
@@ -970,7 +976,8 @@ static void test_streams(void)
 					changed++;
 			}
 		}
-		is_int(changed, 0, "%s: no flipped bit changes what is handed out (%zu of %zu flips passed)",
+		is_int(changed, 0,
+		       "%s: no flipped bit changes what is handed out (%zu of %zu flips passed)",
 		       i ? "tar" : "tar+zstd", accepted, ar.len);
 	}
 
@@ -1004,7 +1011,9 @@ static void test_entry_limit(void)
 		strbuf_addch(&names, '\0');
 	}
 	for (i = 0; i < n; i++)
-		e[i + 1] = (struct ent){ .name = names.buf + i * 18, .data = hdr.buf, .len = hdr.len };
+		e[i + 1] = (struct ent){ .name = names.buf + i * 18,
+					 .data = hdr.buf,
+					 .len = hdr.len };
 	manifest_for(&mf, e + 1, n - 1, NULL);
 	e[0] = (struct ent){ .name = "MANIFEST", .data = mf.buf, .len = mf.len };
 

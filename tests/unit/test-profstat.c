@@ -139,14 +139,15 @@ static void test_stats(void)
 
 	n = kpgo_pstat_hottest_fns(&ps, 0, &idx);
 	ok(n == 4 && ps.fns[idx[0]].ident == 10 && ps.fns[idx[1]].ident == 11 &&
-	   ps.fns[idx[2]].ident == 20 && ps.fns[idx[3]].ident == 30,
+		   ps.fns[idx[2]].ident == 20 && ps.fns[idx[3]].ident == 30,
 	   "hottest functions: 10, 11, then the tie of 20 and 30 by object path");
 	free(idx);
 	n = kpgo_pstat_hottest_fns(&ps, 2, &idx);
 	ok(n == 2 && ps.fns[idx[1]].ident == 11, "--top 2 keeps two");
 	free(idx);
 	n = kpgo_pstat_hottest_groups(&ps, 0, &idx);
-	ok(n == 3 && !strcmp(ps.groups[idx[0]].dir, "fs") && !strcmp(ps.groups[idx[1]].dir, "fs/ext4"),
+	ok(n == 3 && !strcmp(ps.groups[idx[0]].dir, "fs") &&
+		   !strcmp(ps.groups[idx[1]].dir, "fs/ext4"),
 	   "hottest subsystems: fs, then fs/ext4 and net/ipv4; none without counts");
 	free(idx);
 	kpgo_pstat_release(&ps);
@@ -191,15 +192,15 @@ static void test_diff(void)
 	free(idx);
 	n = kpgo_pdiff_movers(&d, false, 0, &idx);
 	ok(n == 3 && d.fns[idx[0]].a->ident == 10 && d.fns[idx[1]].a->ident == 20 &&
-	   d.fns[idx[2]].a->ident == 11,
+		   d.fns[idx[2]].a->ident == 11,
 	   "lost: 10 (-0.5), then the tie of 20 and 11 (-0.1) in object order");
 	free(idx);
 	n = kpgo_pdiff_run_only(&d, false, 0, &idx);
 	ok(n == 1 && d.fns[idx[0]].b->ident == 31 && !d.fns[idx[0]].a->count, "ran in b only: 31");
 	free(idx);
 	n = kpgo_pdiff_group_movers(&d, 0, &idx);
-	ok(n == 3 && !strcmp(d.groups[idx[0]].dir, "net/ipv4") && !strcmp(d.groups[idx[1]].dir, "fs") &&
-	   !strcmp(d.groups[idx[2]].dir, "fs/ext4"),
+	ok(n == 3 && !strcmp(d.groups[idx[0]].dir, "net/ipv4") &&
+		   !strcmp(d.groups[idx[1]].dir, "fs") && !strcmp(d.groups[idx[2]].dir, "fs/ext4"),
 	   "subsystems by change: net/ipv4 +0.7, fs -0.6, fs/ext4 -0.1");
 	free(idx);
 	kpgo_pdiff_release(&d);
@@ -235,7 +236,8 @@ static void test_escape(void)
 	check_escape("tab\tnl\n", 7, "tab\tnl\n", "tab and newline stay");
 	check_escape("\x01\x1b\x7f", 3, "\\x01\\x1b\\x7f", "control characters as \\xNN");
 	check_escape("a\0b", 3, "a\\x00b", "a NUL byte");
-	check_escape("caf\xc3\xa9 \xe2\x80\xaf \xf0\x9f\x90\xa7", 14, "caf\xc3\xa9 \xe2\x80\xaf \xf0\x9f\x90\xa7",
+	check_escape("caf\xc3\xa9 \xe2\x80\xaf \xf0\x9f\x90\xa7", 14,
+		     "caf\xc3\xa9 \xe2\x80\xaf \xf0\x9f\x90\xa7",
 		     "valid UTF-8 of 2, 3 and 4 bytes stays");
 	check_escape("\xff\xfe", 2, "\\xff\\xfe", "bytes that never start UTF-8");
 	check_escape("\xc0\xaf", 2, "\\xc0\\xaf", "an overlong '/'");
@@ -251,7 +253,8 @@ static void test_escape(void)
 	       "for JSON: UTF-8 and ASCII kept, other bytes as the text \\xNN");
 	strbuf_reset(&out);
 	is_int(kpgo_strbuf_add_printable(&out, "a\\b\x1b\xc3\xa9~"), 0, "printable");
-	is_str(out.buf, "a\\\\b\\x1b\\xc3\\xa9~", "for a terminal: backslash doubled, the rest \\xNN");
+	is_str(out.buf, "a\\\\b\\x1b\\xc3\\xa9~",
+	       "for a terminal: backslash doubled, the rest \\xNN");
 	strbuf_release(&out);
 }
 
@@ -284,11 +287,14 @@ static void test_labels(void)
 
 static void test_html(void)
 {
-	struct kpgo_html_input in = { .file = "a<b>.kpgo", .sha256 = "00", .top = 3, .generator = "kpgo test" };
-	static const char report[] = "kpgo profile report for kernel 6.1\nprofile: a.kpgo\n"
-				     "profile sha256: 00\n\nDefinitions. Words.\nMore words.\n\n"
-				     "profile functions: 6\nverdict: ok: 50.0% applied\n\n== dropped\nx\ty\n\n"
-				     "== empty\n";
+	struct kpgo_html_input in = {
+		.file = "a<b>.kpgo", .sha256 = "00", .top = 3, .generator = "kpgo test"
+	};
+	static const char report[] =
+		"kpgo profile report for kernel 6.1\nprofile: a.kpgo\n"
+		"profile sha256: 00\n\nDefinitions. Words.\nMore words.\n\n"
+		"profile functions: 6\nverdict: ok: 50.0% applied\n\n== dropped\nx\ty\n\n"
+		"== empty\n";
 	struct strbuf out = STRBUF_INIT;
 	struct kpgo_pstat ps;
 

@@ -40,11 +40,25 @@ static void test_release_cmp(void)
 	 * (the whole release as the upstream version).
 	 */
 	static const char *const ordered[] = {
-		"5.10.0-28-amd64", "6.1~rc1",	     "6.1~rc2",	       "6.1",
-		"6.1.0~rc7",	   "6.1.0",	     "6.1.0-9-amd64",  "6.1.0-10-amd64",
-		"6.1.0-13-amd64",  "6.1.0-13-arm64", "6.1.0-17-amd64", "6.1.55-1",
-		"6.1.55-1a",	   "6.1.55-1+b1",    "6.1.55-1-amd64", "6.1.55-1.1",
-		"6.2",		   "6.10.1-1-amd64", "10.0",
+		"5.10.0-28-amd64",
+		"6.1~rc1",
+		"6.1~rc2",
+		"6.1",
+		"6.1.0~rc7",
+		"6.1.0",
+		"6.1.0-9-amd64",
+		"6.1.0-10-amd64",
+		"6.1.0-13-amd64",
+		"6.1.0-13-arm64",
+		"6.1.0-17-amd64",
+		"6.1.55-1",
+		"6.1.55-1a",
+		"6.1.55-1+b1",
+		"6.1.55-1-amd64",
+		"6.1.55-1.1",
+		"6.2",
+		"6.10.1-1-amd64",
+		"10.0",
 	};
 	size_t i, j, n = sizeof(ordered) / sizeof(ordered[0]);
 	int bad = 0;
@@ -147,6 +161,8 @@ struct line {
 	const char *release, *build_id, *arch, *gcov, *runs, *window_end, *merged, *added;
 };
 
+/* A table, one index line a row: clang-format would break every row in two. */
+/* clang-format off */
 static const struct line lines[] = {
 	{ 'a', "6.1.0-13-amd64", "b13", "amd64", "B22*", "5", "2024-01-01T00:00:00Z", "1", "2024-05-01T00:00:00Z" },
 	{ 'b', "6.1.0-13-amd64", "b13x", "amd64", "B22*", "1", "2024-01-02T00:00:00Z", "3", "2024-05-01T00:00:00Z" },
@@ -162,6 +178,7 @@ static const struct line lines[] = {
 	{ '0', "6.3.0-1-amd64", "", "amd64", "B22*", "1000", "2024-01-01T00:00:00Z", "1", "2024-05-01T00:00:00Z" },
 	{ '3', "6.3.0-1-amd64", "", "amd64", "B22*", "6", "2024-12-01T00:00:00Z", "1", "2024-05-01T00:00:00Z" },
 };
+/* clang-format on */
 #define N_LINES (sizeof(lines) / sizeof(lines[0]))
 
 static void sha_of(char c, char sha[KPGO_SHA256_HEX])
@@ -375,6 +392,8 @@ struct pick {
 	const char *why; /* c.why, or err.msg when r < 0 */
 };
 
+/* A table, a case to two or three lines: clang-format would give each field a line of its own. */
+/* clang-format off */
 static const struct pick picks[] = {
 	{ "same build id beats more profiles merged of the release",
 	  { "6.1.0-13-amd64", "b13", "B22*", "amd64" }, 0, 'a', KPGO_RANK_BUILD_ID, 1,
@@ -431,6 +450,7 @@ static const struct pick picks[] = {
 	{ "a release without a series: only itself",
 	  { "rolling", NULL, NULL, NULL }, -ENOENT, 0, 0, 0, "no profile for rolling" },
 };
+/* clang-format on */
 
 static void test_select(void)
 {
