@@ -599,7 +599,12 @@ upgrade() {
 	local ks
 	ks=$(guest_says 'kernels after: ' upgrade)
 	[ -n "$ks" ] || ks=$(guest_says 'kernels: ' upgrade)
-	ok "linux-image-pgo $(guest_says 'upgraded linux-image-pgo ' upgrade); kernels: $ks$(units_note)"
+	# with v1 apt upgrade moved it; without, apt install put it on the instr kernel
+	local how=upgraded ver
+	$v1 || how=installed
+	ver=$(guest_says "$how linux-image-pgo " upgrade)
+	[ -n "$ver" ] || fail "the guest does not say which linux-image-pgo it $how"
+	ok "linux-image-pgo $ver $how; kernels: $ks$(units_note)"
 }
 
 boot_v2() {
