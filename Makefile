@@ -17,9 +17,16 @@ KPGO_CFLAGS := -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -DKPGO_VERSION='"$(VERSION)"
 	-Isrc/lib -Isrc -MMD -MP
 LIBS := $(shell pkg-config --libs libarchive libcrypto libzstd 2>/dev/null || echo -larchive -lcrypto -lzstd)
 
+# SANITIZE=address,undefined (make check-sanitize): the tool and its tests
+# built with those sanitizers. Their tests then run with leak detection on and
+# every sanitizer finding exiting 86, a status no test expects of kpgo (so a
+# finding on an error path fails a test that expects exit 1 too); the CLI
+# tests skip what cannot run sanitized (KPGO_SANITIZED, skip_if_sanitized).
+SANITIZE_ENV :=
 ifneq ($(SANITIZE),)
 KPGO_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
+SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:exitcode=86
 endif
 ifneq ($(WERROR),)
 KPGO_CFLAGS += -Werror
@@ -84,26 +91,29 @@ FUZZ_CC ?= clang
 # collects a profile, builds "v2" from it as a farm does (its source
 # package in a clean chroot) and upgrades to it, and the package tests
 # (tests/kernel/packages.bats) on the packages, with the profile e2e
-# collected. check-tool is the quick part alone; kernel-check the package
-# tests on `make packages`.
-# Time (2 cores): the tool's tests and kernel-configs run on one core, so
-# they run beside the kernel builds of `make packages`, in their own build
-# directory (B=$(B)/lane: the package build cleans $(B)'s tool), their
-# output kept in $(B)/check-lane.log and shown when both are done. The
-# source RPM's `rpmbuild --rebuild` is one more kernel build (12 minutes
-# here), which make check leaves to `make e2e` (E2E_SRPM=1, its default).
+# collected. check-tool is the quick part alone; check-sanitize the unit and
+# CLI tests again with the tool built with ASan and UBSan; kernel-check the
+# package tests on `make packages`.
+# Time (2 cores): the tool's tests and kernel-configs, then check-sanitize,
+# run on one core, so they run beside the kernel builds of `make packages`,
+# in their own build directory (B=$(B)/lane: the package build cleans $(B)'s
+# tool; the sanitized build is in $(B)/lane/asan), their output kept in
+# $(B)/check-lane.log and shown when both are done. The source RPM's
+# `rpmbuild --rebuild` is one more kernel build (12 minutes here), which
+# make check leaves to `make e2e` (E2E_SRPM=1, its default).
 check:
 	$(MAKE) test-signing-key
 	@mkdir -p $(B)
-	@echo "make check: check-tool and kernel-configs run beside make packages; their output: $(B)/check-lane.log"
+	@echo "make check: check-tool, kernel-configs and check-sanitize run beside make packages; their output: $(B)/check-lane.log"
 	@set +e; \
-	( $(MAKE) --no-print-directory B=$(B)/lane check-tool kernel-configs >$(B)/check-lane.log 2>&1; \
+	( { $(MAKE) --no-print-directory B=$(B)/lane check-tool kernel-configs && \
+	    $(MAKE) --no-print-directory B=$(B)/lane check-sanitize; } >$(B)/check-lane.log 2>&1; \
 	  echo $$? >$(B)/check-lane.rc ) & \
 	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY); rc=$$?; \
 	wait; \
-	echo "=== make check-tool kernel-configs (beside make packages):"; cat $(B)/check-lane.log; \
+	echo "=== make check-tool kernel-configs check-sanitize (beside make packages):"; cat $(B)/check-lane.log; \
 	lrc=$$(cat $(B)/check-lane.rc 2>/dev/null || echo '?'); \
-	[ "$$lrc" = 0 ] || { echo "make check: check-tool or kernel-configs failed (exit $$lrc)"; exit 1; }; \
+	[ "$$lrc" = 0 ] || { echo "make check: check-tool, kernel-configs or check-sanitize failed (exit $$lrc)"; exit 1; }; \
 	[ $$rc = 0 ] || { echo "make check: make packages failed (exit $$rc)"; exit 1; }
 	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0 E2E_SRPM=0
 	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) \
@@ -125,8 +135,14 @@ $(TEST_SIGNING_KEY):
 
 check-tool: lint fuzz-smoke unit cachesim cli
 
+# The unit and CLI tests with the tool (and its test tools) built with ASan
+# and UBSan, in a build directory of their own ($(B)/asan), never mixed with
+# the normal build's objects. ~5 minutes on one core here.
+check-sanitize:
+	$(MAKE) --no-print-directory B=$(B)/asan SANITIZE=address,undefined unit cli
+
 unit: $(UNIT_BIN)
-	prove --exec '' $(UNIT_BIN)
+	$(SANITIZE_ENV) prove --exec '' $(UNIT_BIN)
 
 # The kernel benchmark's cache-model QEMU plugin (tests/bench/cachesim.c),
 # against qemu-plugin.h from Debian's source of the installed QEMU
@@ -135,7 +151,8 @@ cachesim:
 	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin
 
 cli: $(B)/kpgo $(TOOL_BIN)
-	KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests KPGO_BUILD=$(CURDIR)/$(B) \
+	$(SANITIZE_ENV) KPGO_SANITIZED=$(SANITIZE) \
+		KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests KPGO_BUILD=$(CURDIR)/$(B) \
 		prove --exec 'bats --tap' $(sort $(wildcard tests/cli/*.bats))
 
 # libFuzzer targets, built with clang; each runs FUZZ_SECONDS from its seeds.
@@ -489,7 +506,7 @@ install-hooks:
 clean:
 	rm -rf $(B)
 
-.PHONY: fuzz-cc cachesim kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool unit cli fuzz fuzz-smoke lint lint-shell lint-format install install-hooks clean tools workloads e2e
+.PHONY: fuzz-cc cachesim kernel-configs test-signing-key plan source srpm $(B)/source-tree deb rpm packages instr-packages kernel-check kernel-tests default-profile demo all check check-tool check-sanitize unit cli fuzz fuzz-smoke lint lint-shell lint-format install install-hooks clean tools workloads e2e
 .DELETE_ON_ERROR:
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)

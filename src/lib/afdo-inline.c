@@ -239,7 +239,8 @@ int kpgo_afdo_place_inlined(struct kpgo_afdo *a, bool recover, struct kpgo_strli
 
 	/* One entry per file and line, all objects' counts added up. */
 	sort_files = a->files;
-	qsort(a->unplaced, a->n_unplaced, sizeof(*a->unplaced), cmp_unplaced);
+	if (a->n_unplaced) /* unplaced is NULL when none: qsort's base is nonnull */
+		qsort(a->unplaced, a->n_unplaced, sizeof(*a->unplaced), cmp_unplaced);
 	sort_files = NULL;
 	for (i = 0, n = 0; i < a->n_unplaced; i++) {
 		struct afdo_unplaced *u = &a->unplaced[i];

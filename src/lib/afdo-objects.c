@@ -111,7 +111,8 @@ int kpgo_afdo_objects(const char *objtree, struct kpgo_strlist *out, struct kpgo
 	if (r)
 		goto out;
 	/* Names with a weak definition: every object that defines them, weak or strong. */
-	qsort(w.syms, w.n, sizeof(*w.syms), cmp_sym);
+	if (w.n) /* syms is NULL when none: qsort's base is nonnull */
+		qsort(w.syms, w.n, sizeof(*w.syms), cmp_sym);
 	needed = calloc(w.objects.n ? w.objects.n : 1, sizeof(*needed));
 	if (!needed) {
 		r = kpgo_error_set(err, -ENOMEM, "out of memory");

@@ -558,6 +558,11 @@ json.dump(d, open(sys.argv[3], "w"))
     run kpgo afdo --list-objects --objtree "$B"
     assert_success
     assert_output ""
+    # A tree with no object at all: nothing to list (no symbols to sort).
+    mkdir "$W/empty"
+    run kpgo afdo --list-objects --objtree "$W/empty"
+    assert_success
+    assert_output ""
     run kpgo afdo --list-objects --objtree "$W/nowhere"
     assert_failure 1
     assert_output "kpgo: cannot open '$W/nowhere': No such file or directory"

@@ -12,6 +12,13 @@ kpgo() {
     "$KPGO" "$@"
 }
 
+# skip_if_sanitized WHY: skips the test when $KPGO is built with sanitizers
+# (make check-sanitize: the Makefile's cli target sets KPGO_SANITIZED to
+# SANITIZE's list, empty for the normal build), saying WHY it cannot run so.
+skip_if_sanitized() {
+    [ -z "${KPGO_SANITIZED:-}" ] || skip "kpgo built with -fsanitize=$KPGO_SANITIZED: $1"
+}
+
 # make_program DIR [VARIANT]: builds a three-object program with
 # -fprofile-arcs in DIR (objects main.o, lib/a.o, lib/b.o). VARIANT 2
 # changes the control flow of lib/b.c (for stale-profile tests).
