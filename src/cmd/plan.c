@@ -279,6 +279,38 @@ out:
 }
 
 /* Wraps @text at 72 columns as a changelog item ("  * ", "    "). */
+/*
+ * The machines a profile was collected on, for the changelog: "web-01", or
+ * "3 machines (db-7, web-01, web-02)", the first CHANGELOG_HOSTS named.
+ */
+#define CHANGELOG_HOSTS 8
+static void machines_text(const struct kpgo_manifest *m, struct strbuf *sb)
+{
+	const char *hosts = kpgo_manifest_get(m, MF_HOSTS), *host = kpgo_manifest_get(m, MF_HOST);
+	uint64_t total = 0;
+	size_t shown = 0;
+
+	if (!hosts || !*hosts) {
+		strbuf_addstr(sb, host && *host ? host : "machines not named");
+		return;
+	}
+	if (kpgo_manifest_get_u64(m, MF_HOSTS_TOTAL, &total) || !total)
+		total = 1;
+	strbuf_addf(sb, "%llu machine%s (", (unsigned long long)total, total == 1 ? "" : "s");
+	while (*hosts && shown < CHANGELOG_HOSTS) {
+		size_t n = strcspn(hosts, ",");
+
+		strbuf_addf(sb, "%s%.*s", shown ? ", " : "", (int)n, hosts);
+		shown++;
+		hosts += n;
+		if (*hosts == ',')
+			hosts++;
+	}
+	if (total > shown)
+		strbuf_addf(sb, ", %llu more", (unsigned long long)(total - shown));
+	strbuf_addch(sb, ')');
+}
+
 static void changelog_item(const char *text)
 {
 	const char *p = text;
@@ -345,10 +377,11 @@ static int print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, 
 		const char *merged = kpgo_manifest_get(m, MF_MERGED);
 
 		strbuf_addf(&sb,
-			    "Optimized with the profile sha256 %s (workload %s, collected on %s, "
-			    "%s profile(s) merged, collection window ending %s).",
-			    sha, wl ? wl : "unknown", rel ? rel : "unknown", merged ? merged : "1",
-			    we ? we : "unknown");
+			    "Optimized with the profile sha256 %s (workload %s, collected on %s by ",
+			    sha, wl ? wl : "unknown", rel ? rel : "unknown");
+		machines_text(m, &sb);
+		strbuf_addf(&sb, ", %s profile(s) merged, collection window ending %s).",
+			    merged ? merged : "1", we ? we : "unknown");
 	} else {
 		strbuf_addstr(&sb,
 			      "Instrumented with gcov on every object, for profile collection.");

@@ -71,6 +71,37 @@ payload() {
     assert_line "  SUM_MAX=$((max1 * 3))"
 }
 
+@test "the merged manifest names the machines: HOSTS, sorted, each once, and how many (HOSTS_TOTAL)" {
+    with_manifest "$W/p1.kpgo" "$W/a.kpgo" HOST=web-01
+    with_manifest "$W/p2.kpgo" "$W/b.kpgo" HOST=db-7.example
+    with_manifest "$W/p3.kpgo" "$W/c.kpgo" HOST=web-01
+    kpgo merge -q -o "$W/m.kpgo" "$W/a.kpgo" "$W/b.kpgo" "$W/c.kpgo"
+    run kpgo info "$W/m.kpgo"
+    assert_line "  HOSTS=db-7.example,web-01"
+    assert_line "  HOSTS_TOTAL=2"
+    refute_line --partial "  HOST="
+    # a merge of a merge keeps its machines; a HOST that is no host name
+    # (a blank, a comma) is left out, and a machine without one adds nothing
+    with_manifest "$W/p1.kpgo" "$W/e.kpgo" "HOST=a b"
+    with_manifest "$W/p2.kpgo" "$W/f.kpgo" "HOST=x,y"
+    with_manifest "$W/p3.kpgo" "$W/g.kpgo" HOST=
+    kpgo merge -q -o "$W/mm.kpgo" "$W/m.kpgo" "$W/e.kpgo" "$W/f.kpgo" "$W/g.kpgo" "$W/a.kpgo"
+    run kpgo info "$W/mm.kpgo"
+    assert_line "  HOSTS=db-7.example,web-01"
+    assert_line "  HOSTS_TOTAL=2"
+    # as many as a manifest value holds; the count says how many there were
+    for i in $(seq 1 100); do
+        with_manifest "$W/p1.kpgo" "$W/h$i.kpgo" "HOST=machine-$(printf %03d "$i")-$(printf '%040d' 0)"
+    done
+    kpgo merge -q -o "$W/many.kpgo" "$W"/h*.kpgo
+    run kpgo info "$W/many.kpgo"
+    assert_line "  HOSTS_TOTAL=100"
+    hosts=$(sed -n 's/^  HOSTS=//p' <<<"$output")
+    [ "${#hosts}" -le 4000 ]
+    [[ $hosts == machine-001-*,machine-002-* ]]
+    [ "$(tr ',' '\n' <<<"$hosts" | wc -l)" -eq 75 ]  # (52 bytes and a comma each)
+}
+
 @test "bad weights are a usage error" {
     run kpgo merge --weights 1 -o "$W/m.kpgo" "$W/p1.kpgo" "$W/p2.kpgo"
     assert_failure 2

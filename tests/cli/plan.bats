@@ -147,6 +147,16 @@ value() {
     wl=$(kpgo info "$PROFILE" | sed -n 's/^  WORKLOAD=//p')
     [ -n "$wl" ]
     grep -q "workload $wl" "$W/changelog"
+    # the machines it was collected on: one, or a merge's (HOSTS)
+    with_manifest "$PROFILE" "$W/one.kpgo" HOST=web-01
+    run kpgo plan "${BASE[@]}" --profile "$W/one.kpgo" --changelog pgo
+    [[ "$(tr -s ' \n' '  ' <<<"$output")" == *"collected on "*" by web-01, 1 profile(s) merged"* ]]
+    for h in web-02 db-7 web-01; do
+        with_manifest "$PROFILE" "$W/$h.kpgo" HOST=$h
+    done
+    "$KPGO" merge -q -o "$W/merged.kpgo" "$W"/web-02.kpgo "$W"/db-7.kpgo "$W"/web-01.kpgo
+    run kpgo plan "${BASE[@]}" --profile "$W/merged.kpgo" --changelog pgo
+    [[ "$(tr -s ' \n' '  ' <<<"$output")" == *" by 3 machines (db-7, web-01, web-02), 3 profile(s) merged"* ]]
     run kpgo plan "${BASE[@]}" --profile "$PROFILE" --changelog pgo --as-source
     printf '%s\n' "$output" >"$W/changelog"
     run dpkg-parsechangelog -l "$W/changelog" -SSource
