@@ -92,6 +92,29 @@ struct subcommand_entry {
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
 
+/* --- kpgo plan, shared by src/cmd/plan*.c ------------------------------ */
+
+struct kpgo_dpkg_package;
+struct kpgo_plan;
+struct kpgo_plan_input;
+
+/* What the store's policy said of the profile plan chose from it. */
+struct plan_policy {
+	const char *verdict; /* none (no store), ok, warn, overridden */
+	char age[24];	     /* days, "" unknown */
+	char behind[24];     /* releases, "" unknown */
+	char min_applied[8]; /* the policy's MIN_APPLIED, "" without a store */
+};
+
+/* --store: the profile for @release, and the policy's verdict; 1 after the error message. */
+int plan_store_profile(const char *dir, const char *release, const char *cc, bool override,
+		       struct strbuf *out, struct plan_policy *pp);
+/* --changelog: the Debian changelog entry of the instr or @pgo packages on stdout. */
+int plan_print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, const char *pkg,
+			 const char *maint, long long epoch, const struct kpgo_plan_input *in,
+			 const char *cfgname, const char *srcpkg, const struct kpgo_dpkg_package *dp,
+			 const char *sha, const struct kpgo_manifest *m);
+
 /* --- kpgo info and kpgo diff ------------------------------------------- */
 
 /* The format versions of their JSON (docs/kpgo.1). */
