@@ -32,8 +32,35 @@ int cmd_afdo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_kconfig(int argc, char **argv);
 
+/* --- kpgo store, shared by src/cmd/store*.c ---------------------------- */
+
+struct kpgo_store;
+
 /* kpgo store --store DIR (NULL when not given) */
 extern const char *store_dir_opt;
+
+enum { OPT_STORE_DIR = 1000 };
+/* Not clang-formatted: clang-format takes the initialisers for a block and breaks them apart. */
+/* clang-format off */
+#define STORE_COMMON_OPTIONS							\
+	{ "store", required_argument, NULL, OPT_STORE_DIR },			\
+	{ "quiet", no_argument, NULL, 'q' },					\
+	{ "verbose", no_argument, NULL, 'v' },					\
+	{ "help", no_argument, NULL, 'h' }
+/* clang-format on */
+
+/*
+ * The options every store command takes. Returns -1 when @c is not one of
+ * them, else the command's exit code (or 256 to go on).
+ */
+int store_common_option(int c, const char *cmd, const char *usage);
+/* The store of --store, $KPGO_STORE or the default; 1 after the error message. */
+int store_open(struct kpgo_store *s);
+/* @s, or "-" when it is empty. */
+const char *store_or_dash(const char *s);
+int store_policy(int argc, char **argv);
+int store_verify(int argc, char **argv);
+int store_gc(int argc, char **argv);
 int store_ingest(int argc, char **argv);
 
 /* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
