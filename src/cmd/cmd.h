@@ -32,8 +32,35 @@ int cmd_afdo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_kconfig(int argc, char **argv);
 
+/* --- kpgo store, shared by src/cmd/store*.c ---------------------------- */
+
+struct kpgo_store;
+
 /* kpgo store --store DIR (NULL when not given) */
 extern const char *store_dir_opt;
+
+enum { OPT_STORE_DIR = 1000 };
+/* Not clang-formatted: clang-format takes the initialisers for a block and breaks them apart. */
+/* clang-format off */
+#define STORE_COMMON_OPTIONS							\
+	{ "store", required_argument, NULL, OPT_STORE_DIR },			\
+	{ "quiet", no_argument, NULL, 'q' },					\
+	{ "verbose", no_argument, NULL, 'v' },					\
+	{ "help", no_argument, NULL, 'h' }
+/* clang-format on */
+
+/*
+ * The options every store command takes. Returns -1 when @c is not one of
+ * them, else the command's exit code (or 256 to go on).
+ */
+int store_common_option(int c, const char *cmd, const char *usage);
+/* The store of --store, $KPGO_STORE or the default; 1 after the error message. */
+int store_open(struct kpgo_store *s);
+/* @s, or "-" when it is empty. */
+const char *store_or_dash(const char *s);
+int store_policy(int argc, char **argv);
+int store_verify(int argc, char **argv);
+int store_gc(int argc, char **argv);
 int store_ingest(int argc, char **argv);
 
 /* --- kpgo spool, shared by src/cmd/spool*.c ---------------------------- */
@@ -91,6 +118,29 @@ struct subcommand_entry {
  */
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
+
+/* --- kpgo plan, shared by src/cmd/plan*.c ------------------------------ */
+
+struct kpgo_dpkg_package;
+struct kpgo_plan;
+struct kpgo_plan_input;
+
+/* What the store's policy said of the profile plan chose from it. */
+struct plan_policy {
+	const char *verdict; /* none (no store), ok, warn, overridden */
+	char age[24];	     /* days, "" unknown */
+	char behind[24];     /* releases, "" unknown */
+	char min_applied[8]; /* the policy's MIN_APPLIED, "" without a store */
+};
+
+/* --store: the profile for @release, and the policy's verdict; 1 after the error message. */
+int plan_store_profile(const char *dir, const char *release, const char *cc, bool override,
+		       struct strbuf *out, struct plan_policy *pp);
+/* --changelog: the Debian changelog entry of the instr or @pgo packages on stdout. */
+int plan_print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, const char *pkg,
+			 const char *maint, long long epoch, const struct kpgo_plan_input *in,
+			 const char *cfgname, const char *srcpkg, const struct kpgo_dpkg_package *dp,
+			 const char *sha, const struct kpgo_manifest *m);
 
 /* --- kpgo info and kpgo diff ------------------------------------------- */
 

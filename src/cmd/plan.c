@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -18,9 +17,7 @@
 #include "plan.h"
 #include "profile-archive.h"
 #include "report.h"
-#include "store.h"
 #include "store-policy.h"
-#include "toolchain.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -197,201 +194,6 @@ static int read_text(const char *path, struct strbuf *sb, size_t max)
 
 	if (r)
 		return error("cannot read '%s': %s", path, strerror(-r));
-	return 0;
-}
-
-/* What the store's policy said of the profile plan chose from it. */
-struct plan_policy {
-	const char *verdict; /* none (no store), ok, warn, overridden */
-	char age[24];	     /* days, "" unknown */
-	char behind[24];     /* releases, "" unknown */
-	char min_applied[8]; /* the policy's MIN_APPLIED, "" without a store */
-};
-
-/*
- * Selects the profile for @release from store @dir under the store's
- * freshness policy (--override-policy: @override): its path into @out.
- */
-static int store_profile(const char *dir, const char *release, const char *cc, bool override,
-			 struct strbuf *out, struct plan_policy *pp)
-{
-	struct kpgo_store_query q = { .release = release, .override = override };
-	struct kpgo_store_index idx = { 0 };
-	struct kpgo_store_policy policy;
-	struct kpgo_store_choice ch;
-	struct kpgo_error err;
-	struct kpgo_store s;
-	char gv[5];
-	uint32_t stamp;
-	int64_t end;
-	uint64_t d;
-	int ret = 1;
-
-	if (cc) {
-		int r = kpgo_compiler_gcov_version(cc, &stamp);
-
-		if (r)
-			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage" :
-						     strerror(-r));
-		kpgo_gcc_version_str(stamp, gv);
-		q.gcov_version = gv;
-	}
-	if (kpgo_store_init(&s, dir))
-		return error("out of memory");
-	if (kpgo_store_index_read(&s, &idx, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
-	if (kpgo_store_policy_load(dir, &policy, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
-	q.policy = &policy;
-	q.now = (int64_t)time(NULL);
-	if (kpgo_store_select_verified(&s, &idx, &q, &ch, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
-	if (kpgo_store_object_path(&s, ch.e->sha, out)) {
-		error("out of memory");
-		goto out;
-	}
-	note(1, "store '%s': %s", dir, ch.why);
-	if (ch.overridden)
-		warning("the store's policy refuses %.12s (%s): built with it because of "
-			"--override-policy (the package's pgo-report says so)",
-			ch.e->sha, ch.policy_why);
-	else if (ch.verdict == KPGO_POLICY_WARN)
-		warning("profile %.12s is %s", ch.e->sha, ch.policy_why);
-	pp->verdict = ch.overridden ? "overridden" : ch.verdict == KPGO_POLICY_WARN ? "warn" : "ok";
-	if (!kpgo_parse_utc(ch.e->window_end, &end))
-		snprintf(pp->age, sizeof(pp->age), "%lld",
-			 (long long)(end >= q.now ? 0 : (q.now - end) / 86400));
-	if (!kpgo_release_distance(ch.e->release, release, &d))
-		snprintf(pp->behind, sizeof(pp->behind), "%llu", (unsigned long long)d);
-	snprintf(pp->min_applied, sizeof(pp->min_applied), "%u", policy.min_applied);
-	ret = 0;
-out:
-	kpgo_store_index_release(&idx);
-	kpgo_store_release(&s);
-	return ret;
-}
-
-/* Wraps @text at 72 columns as a changelog item ("  * ", "    "). */
-/*
- * The machines a profile was collected on, for the changelog: "web-01", or
- * "3 machines (db-7, web-01, web-02)", the first CHANGELOG_HOSTS named.
- */
-#define CHANGELOG_HOSTS 8
-static void machines_text(const struct kpgo_manifest *m, struct strbuf *sb)
-{
-	const char *hosts = kpgo_manifest_get(m, MF_HOSTS), *host = kpgo_manifest_get(m, MF_HOST);
-	uint64_t total = 0;
-	size_t shown = 0;
-
-	if (!hosts || !*hosts) {
-		strbuf_addstr(sb, host && *host ? host : "machines not named");
-		return;
-	}
-	if (kpgo_manifest_get_u64(m, MF_HOSTS_TOTAL, &total) || !total)
-		total = 1;
-	strbuf_addf(sb, "%llu machine%s (", (unsigned long long)total, total == 1 ? "" : "s");
-	while (*hosts && shown < CHANGELOG_HOSTS) {
-		size_t n = strcspn(hosts, ",");
-
-		strbuf_addf(sb, "%s%.*s", shown ? ", " : "", (int)n, hosts);
-		shown++;
-		hosts += n;
-		if (*hosts == ',')
-			hosts++;
-	}
-	if (total > shown)
-		strbuf_addf(sb, ", %llu more", (unsigned long long)(total - shown));
-	strbuf_addch(sb, ')');
-}
-
-static void changelog_item(const char *text)
-{
-	const char *p = text;
-	size_t col = 4;
-
-	fputs("  *", stdout);
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		size_t w = sp ? (size_t)(sp - p) : strlen(p);
-
-		if (col + 1 + w > 76 && col > 4) {
-			fputs("\n   ", stdout);
-			col = 3;
-		}
-		printf(" %.*s", (int)w, p);
-		col += 1 + w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	putchar('\n');
-}
-
-/* "Thu, 03 Dec 2026 15:26:30 +0000" of a UTC time. */
-static int rfc2822(long long epoch, char *buf, size_t len)
-{
-	time_t t = (time_t)epoch;
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%a, %d %b %Y %H:%M:%S +0000", &tm))
-		return -1;
-	return 0;
-}
-
-static int print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, const char *pkg,
-			   const char *maint, long long epoch, const struct kpgo_plan_input *in,
-			   const char *cfgname, const char *srcpkg,
-			   const struct kpgo_dpkg_package *dp, const char *sha,
-			   const struct kpgo_manifest *m)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char date[64];
-
-	if (pgo && !in->stamp)
-		return error("--changelog pgo needs a profile (--profile or --store)");
-	if (rfc2822(epoch, date, sizeof(date)))
-		return error("bad --date-epoch %lld", epoch);
-	if (as_source)
-		printf("%s (%s) unstable; urgency=medium\n\n", p->source_name, p->source_version);
-	else
-		printf("%s (%s) unstable; urgency=medium\n\n", pkg, pgo ? p->deb_pgo : p->deb_instr);
-	if (srcpkg)
-		strbuf_addf(&sb, "Linux %s from Debian's %s %s (source %s %s), ", p->kver, srcpkg,
-			    in->source_version, dp->source, dp->source_version);
-	else
-		strbuf_addf(&sb, "Linux %s from a source tree of no Debian package, ", p->kver);
-	strbuf_addf(&sb, "config %s, kernel release %s.", cfgname, pgo ? p->rel_pgo : p->rel_instr);
-	changelog_item(sb.buf);
-	strbuf_reset(&sb);
-	if (pgo) {
-		const char *rel = kpgo_manifest_get(m, MF_RELEASE);
-		const char *wl = kpgo_manifest_get(m, MF_WORKLOAD);
-		const char *we = kpgo_manifest_get(m, MF_WINDOW_END);
-		const char *merged = kpgo_manifest_get(m, MF_MERGED);
-
-		strbuf_addf(&sb,
-			    "Optimized with the profile sha256 %s (workload %s, collected on %s by ",
-			    sha, wl ? wl : "unknown", rel ? rel : "unknown");
-		machines_text(m, &sb);
-		strbuf_addf(&sb, ", %s profile(s) merged, collection window ending %s).",
-			    merged ? merged : "1", we ? we : "unknown");
-	} else {
-		strbuf_addstr(&sb,
-			      "Instrumented with gcov on every object, for profile collection.");
-	}
-	changelog_item(sb.buf);
-	strbuf_reset(&sb);
-	strbuf_addf(&sb, "Built by kpgo %s%s.", KPGO_VERSION, in->serial ? " (a rebuild)" : "");
-	changelog_item(sb.buf);
-	printf("\n -- %s  %s\n", maint, date);
-	strbuf_release(&sb);
 	return 0;
 }
 
@@ -632,7 +434,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (store) {
-		if (store_profile(store, p.rel_instr, cc, override, &prof, &pp))
+		if (plan_store_profile(store, p.rel_instr, cc, override, &prof, &pp))
 			goto out;
 		profile = prof.buf;
 	} else if (!profile && pstore) {
@@ -714,8 +516,8 @@ int cmd_plan(int argc, char **argv)
 			      changelog);
 			goto out;
 		}
-		ret = print_changelog(pgo, as_source, &p, package, maint, epoch, &in, cn.name,
-				      have_pkg ? srcpkg : NULL, &dp, sha, m);
+		ret = plan_print_changelog(pgo, as_source, &p, package, maint, epoch, &in, cn.name,
+					   have_pkg ? srcpkg : NULL, &dp, sha, m);
 		goto out;
 	}
 	put(&o, "SERIES", p.series);

@@ -74,61 +74,23 @@ static const char select_usage[] =
 	"                     (said on stderr and in --json: the build records it)\n"
 	"  --now TIME         measure ages at TIME (YYYY-MM-DDTHH:MM:SSZ), not now\n";
 
-static const char policy_usage[] =
-	"usage: kpgo store policy [--json]\n"
-	"\n"
-	"The freshness policy of the store, from its file DIR/policy or, without\n"
-	"one, the defaults; in the file's own KEY=VALUE form (docs/FORMAT.md).\n";
-
-static const char verify_usage[] =
-	"usage: kpgo store verify [--repair]\n"
-	"\n"
-	"Re-hashes every object against its name, verifies every archive fully and\n"
-	"compares the index with the objects both ways. Prints one line per problem\n"
-	"and exits 1 if there is any. With --repair, moves bad objects to corrupt/\n"
-	"and rebuilds the index from the good ones.\n";
-
-static const char gc_usage[] =
-	"usage: kpgo store gc --keep N [--dry-run]\n"
-	"\n"
-	"Keeps the newest N profiles (by window end, then time added) of each\n"
-	"kernel release and removes the others; removes files in tmp/ older than\n"
-	"an hour, left by interrupted adds. Prints what it removes.\n";
-
 const char *store_dir_opt;
 
 enum {
-	OPT_STORE = 256,
-	OPT_RELEASE,
+	OPT_RELEASE = 256,
 	OPT_BUILD_ID,
 	OPT_GCOV,
 	OPT_CC,
 	OPT_ARCH,
-	OPT_REPAIR,
-	OPT_KEEP,
-	OPT_DRY_RUN,
 	OPT_EXPLAIN,
 	OPT_OVERRIDE,
 	OPT_NOW
 };
 
-/* Not clang-formatted: clang-format takes the initialisers for a block and breaks them apart. */
-/* clang-format off */
-#define COMMON_OPTIONS								\
-	{ "store", required_argument, NULL, OPT_STORE },			\
-	{ "quiet", no_argument, NULL, 'q' },					\
-	{ "verbose", no_argument, NULL, 'v' },					\
-	{ "help", no_argument, NULL, 'h' }
-/* clang-format on */
-
-/*
- * The options every store command takes. Returns -1 when @c is not one of
- * them, else the command's exit code (or 256 to go on).
- */
-static int common_option(int c, const char *cmd, const char *usage)
+int store_common_option(int c, const char *cmd, const char *usage)
 {
 	switch (c) {
-	case OPT_STORE: store_dir_opt = optarg; return 256;
+	case OPT_STORE_DIR: store_dir_opt = optarg; return 256;
 	case 'q': verbosity = 0; return 256;
 	case 'v': verbosity = 2; return 256;
 	case 'h': fputs(usage, stdout); return 0;
@@ -137,7 +99,7 @@ static int common_option(int c, const char *cmd, const char *usage)
 	}
 }
 
-static int open_store(struct kpgo_store *s)
+int store_open(struct kpgo_store *s)
 {
 	if (kpgo_store_init(s, kpgo_store_default_dir(store_dir_opt)))
 		return error("out of memory");
@@ -148,7 +110,7 @@ static int read_index(struct kpgo_store *s, struct kpgo_store_index *idx)
 {
 	struct kpgo_error err;
 
-	if (open_store(s))
+	if (store_open(s))
 		return 1;
 	if (kpgo_store_index_read(s, idx, &err))
 		return error("%s", err.msg);
@@ -176,14 +138,14 @@ static void json_entry(struct kpgo_json_writer *w, const char *key,
 
 static int store_add(int argc, char **argv)
 {
-	static const struct option opts[] = { COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { STORE_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
 	struct kpgo_store_added *res;
 	struct kpgo_error err;
 	struct kpgo_store s;
 	int c, i, n, ret;
 
 	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1)
-		if ((ret = common_option(c, "store add", add_usage)) != 256)
+		if ((ret = store_common_option(c, "store add", add_usage)) != 256)
 			return ret < 0 ? usage_error("store add", "bad option") : ret;
 	if (optind >= argc)
 		return usage_error("store add", "no profile archives to add");
@@ -191,7 +153,7 @@ static int store_add(int argc, char **argv)
 	res = calloc((size_t)n, sizeof(*res));
 	if (!res)
 		return error("out of memory");
-	if (open_store(&s)) {
+	if (store_open(&s)) {
 		free(res);
 		return 1;
 	}
@@ -214,7 +176,7 @@ out:
 	return ret;
 }
 
-static const char *or_dash(const char *s)
+const char *store_or_dash(const char *s)
 {
 	return *s ? s : "-";
 }
@@ -223,7 +185,7 @@ static int store_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		COMMON_OPTIONS,
+		STORE_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf jsb = STRBUF_INIT;
@@ -240,7 +202,7 @@ static int store_list(int argc, char **argv)
 			json = true;
 			continue;
 		}
-		if ((ret = common_option(c, "store list", list_usage)) != 256)
+		if ((ret = store_common_option(c, "store list", list_usage)) != 256)
 			return ret < 0 ? usage_error("store list", "bad option") : ret;
 	}
 	if (optind != argc)
@@ -270,8 +232,8 @@ static int store_list(int argc, char **argv)
 			json_entry(&w, NULL, e, path.buf);
 		} else {
 			printf("%.12s  %-*s  %-4s  %-*s  %4" PRIu64 "  %s\n", e->sha, wr,
-			       or_dash(e->release), or_dash(e->gcov_version), ww,
-			       or_dash(e->workload), e->runs, or_dash(e->window_end));
+			       store_or_dash(e->release), store_or_dash(e->gcov_version), ww,
+			       store_or_dash(e->workload), e->runs, store_or_dash(e->window_end));
 		}
 	}
 	if (json) {
@@ -290,7 +252,7 @@ static int store_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		COMMON_OPTIONS,
+		STORE_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf jsb = STRBUF_INIT;
@@ -311,7 +273,7 @@ static int store_show(int argc, char **argv)
 			json = true;
 			continue;
 		}
-		if ((ret = common_option(c, "store show", show_usage)) != 256)
+		if ((ret = store_common_option(c, "store show", show_usage)) != 256)
 			return ret < 0 ? usage_error("store show", "bad option") : ret;
 	}
 	if (optind + 1 != argc)
@@ -369,7 +331,7 @@ static int store_select(int argc, char **argv)
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		{ "override-policy", no_argument, NULL, OPT_OVERRIDE },
 		{ "now", required_argument, NULL, OPT_NOW },
-		COMMON_OPTIONS,
+		STORE_COMMON_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf jsb = STRBUF_INIT;
@@ -403,7 +365,7 @@ static int store_select(int argc, char **argv)
 		case OPT_OVERRIDE: q.override = true; continue;
 		case OPT_NOW: now = optarg; continue;
 		}
-		if ((ret = common_option(c, "store select", select_usage)) != 256)
+		if ((ret = store_common_option(c, "store select", select_usage)) != 256)
 			return ret < 0 ? usage_error("store select", "bad option") : ret;
 	}
 	if (optind != argc)
@@ -487,165 +449,6 @@ out:
 	return ret;
 }
 
-/* A policy limit: null for none. */
-static void limit_json(struct kpgo_json_writer *w, const char *key, uint64_t v)
-{
-	if (v == KPGO_POLICY_NONE)
-		kpgo_jw_null(w, key);
-	else
-		kpgo_jw_u64(w, key, v);
-}
-
-static int store_policy(int argc, char **argv)
-{
-	struct kpgo_json_writer w;
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		COMMON_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct kpgo_store_policy p;
-	struct strbuf sb = STRBUF_INIT;
-	struct kpgo_error err;
-	struct kpgo_store s;
-	bool json = false;
-	int c, ret;
-
-	while ((c = getopt_long(argc, argv, "jqvh", opts, NULL)) != -1) {
-		if (c == 'j') {
-			json = true;
-			continue;
-		}
-		if ((ret = common_option(c, "store policy", policy_usage)) != 256)
-			return ret < 0 ? usage_error("store policy", "bad option") : ret;
-	}
-	if (optind != argc)
-		return usage_error("store policy", "unexpected argument '%s'", argv[optind]);
-	if (kpgo_store_init(&s, kpgo_store_default_dir(store_dir_opt)))
-		return error("out of memory");
-	ret = 0;
-	if (kpgo_store_policy_load(s.dir, &p, &err)) {
-		ret = error("%s", err.msg);
-	} else if (json) {
-		kpgo_jw_init(&w, &sb);
-		kpgo_jw_object_begin(&w, NULL);
-		limit_json(&w, "max_age_days", p.max_age_days);
-		limit_json(&w, "warn_age_days", p.warn_age_days);
-		limit_json(&w, "max_distance", p.max_distance);
-		kpgo_jw_bool(&w, "cross_series", p.cross_series);
-		kpgo_jw_u64(&w, "min_applied", p.min_applied);
-		kpgo_jw_end(&w);
-		ret = print_json_doc(&w);
-	} else {
-		kpgo_store_policy_format(&p, &sb);
-		fputs(sb.buf, stdout);
-	}
-	strbuf_release(&sb);
-	kpgo_store_release(&s);
-	return ret;
-}
-
-static int store_verify(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "repair", no_argument, NULL, OPT_REPAIR },
-		COMMON_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct kpgo_store_report rep;
-	struct kpgo_error err;
-	struct kpgo_store s;
-	bool repair = false;
-	int c, ret;
-	size_t i;
-
-	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
-		if (c == OPT_REPAIR) {
-			repair = true;
-			continue;
-		}
-		if ((ret = common_option(c, "store verify", verify_usage)) != 256)
-			return ret < 0 ? usage_error("store verify", "bad option") : ret;
-	}
-	if (optind != argc)
-		return usage_error("store verify", "unexpected argument '%s'", argv[optind]);
-	if (open_store(&s))
-		return 1;
-	if (kpgo_store_verify(&s, repair, &rep, &err)) {
-		kpgo_store_release(&s);
-		return error("%s", err.msg);
-	}
-	for (i = 0; i < rep.problems.n; i++)
-		printf("%s\n", rep.problems.items[i]);
-	for (i = 0; i < rep.repairs.n; i++)
-		printf("repaired: %s\n", rep.repairs.items[i]);
-	ret = 0;
-	if (rep.problems.n && !repair)
-		ret = error("%zu problems in the store '%s' (see 'kpgo store verify --help')",
-			    rep.problems.n, s.dir);
-	else if (rep.problems.n)
-		note(1, "repaired %zu problems; the store '%s' holds %zu good profiles",
-		     rep.problems.n, s.dir, rep.objects);
-	else
-		note(1, "the store '%s' is consistent: %zu profiles", s.dir, rep.objects);
-	kpgo_store_report_release(&rep);
-	kpgo_store_release(&s);
-	return ret;
-}
-
-static int store_gc(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "keep", required_argument, NULL, OPT_KEEP },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		COMMON_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct kpgo_store_index removed = { 0 };
-	struct kpgo_strlist tmp = { 0 };
-	struct kpgo_error err;
-	struct kpgo_store s;
-	bool dry_run = false;
-	uint64_t keep = 0;
-	const char *verb;
-	int c, ret;
-	size_t i;
-
-	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
-		if (c == OPT_KEEP) {
-			if (kpgo_parse_u64(optarg, &keep) || keep == 0 || keep > 1000000)
-				return usage_error("store gc", "bad --keep '%s' (1 or more)",
-						   optarg);
-			continue;
-		}
-		if (c == OPT_DRY_RUN) {
-			dry_run = true;
-			continue;
-		}
-		if ((ret = common_option(c, "store gc", gc_usage)) != 256)
-			return ret < 0 ? usage_error("store gc", "bad option") : ret;
-	}
-	if (optind != argc)
-		return usage_error("store gc", "unexpected argument '%s'", argv[optind]);
-	if (!keep)
-		return usage_error("store gc", "how many to keep of each release? (--keep N)");
-	if (open_store(&s))
-		return 1;
-	ret = 0;
-	if (kpgo_store_gc(&s, (unsigned)keep, dry_run, &removed, &tmp, &err))
-		ret = error("%s", err.msg);
-	verb = dry_run ? "would remove" : "removed";
-	for (i = 0; i < removed.n; i++)
-		printf("%s %s  %s  %s  %s\n", verb, removed.e[i].sha, or_dash(removed.e[i].release),
-		       or_dash(removed.e[i].workload), or_dash(removed.e[i].window_end));
-	for (i = 0; i < tmp.n; i++)
-		printf("%s tmp/%s\n", verb, tmp.items[i]);
-	kpgo_store_index_release(&removed);
-	kpgo_strlist_clear(&tmp);
-	kpgo_store_release(&s);
-	return ret;
-}
-
 static const struct subcommand_entry subcommands[] = {
 	{ "add", store_add },	    { "list", store_list },	{ "show", store_show },
 	{ "select", store_select }, { "policy", store_policy }, { "verify", store_verify },
@@ -654,12 +457,12 @@ static const struct subcommand_entry subcommands[] = {
 
 int cmd_store(int argc, char **argv)
 {
-	static const struct option opts[] = { COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { STORE_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
 	int c, ret;
 
 	/* Options before the command; '+' stops at the command's name. */
 	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1)
-		if ((ret = common_option(c, "store", usage_text)) != 256)
+		if ((ret = store_common_option(c, "store", usage_text)) != 256)
 			return ret < 0 ? usage_error("store", "bad option") : ret;
 	return run_subcommand("store", subcommands, sizeof(subcommands) / sizeof(subcommands[0]),
 			      argc, argv);
