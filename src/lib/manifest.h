@@ -61,6 +61,23 @@ int kpgo_manifest_copy(struct kpgo_manifest *dst, const struct kpgo_manifest *sr
 const char *kpgo_manifest_get(const struct kpgo_manifest *m, const char *key);
 /* -EINVAL when absent or not a number. */
 int kpgo_manifest_get_u64(const struct kpgo_manifest *m, const char *key, uint64_t *v);
+
+/*
+ * The machines of a merge's inputs: kpgo_hosts_add() each input's HOST (a
+ * single collection) or HOSTS (a merge), then kpgo_hosts_set() writes
+ * HOSTS (sorted, each once, host names only: [A-Za-z0-9._-], 1 to 64 bytes;
+ * as many as KPGO_HOSTS_MAX bytes hold) and HOSTS_TOTAL (how many different
+ * ones, at least: an input's own HOSTS_TOTAL may count more than its list
+ * names) into the result's manifest and releases @h. -ENOMEM.
+ */
+#define KPGO_HOSTS_MAX 4000
+struct kpgo_hosts {
+	struct kpgo_strlist names;
+	uint64_t most;
+};
+int kpgo_hosts_add(struct kpgo_hosts *h, const struct kpgo_manifest *in);
+int kpgo_hosts_set(struct kpgo_hosts *h, struct kpgo_manifest *m);
+void kpgo_hosts_release(struct kpgo_hosts *h);
 /* Sets or replaces; -EINVAL for a bad key or value. */
 int kpgo_manifest_set(struct kpgo_manifest *m, const char *key, const char *value);
 int kpgo_manifest_set_u64(struct kpgo_manifest *m, const char *key, uint64_t v);

@@ -191,81 +191,20 @@ static int check_inputs(struct input *in, size_t n, bool allow, struct kpgo_erro
 	return 0;
 }
 
-/* A host name as the merged manifest keeps it: [A-Za-z0-9._-], 1 to 64 bytes. */
-static bool host_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n < 1 || n > 64)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
-
-/* Adds the host names of @v (one, or a comma-separated list) that host_ok() takes. */
-static int add_hosts(struct kpgo_strlist *l, const char *v)
-{
-	char name[65];
-
-	while (*v) {
-		size_t n = strcspn(v, ",");
-
-		if (host_ok(v, n)) {
-			memcpy(name, v, n);
-			name[n] = '\0';
-			if (kpgo_strlist_add(l, name))
-				return -ENOMEM;
-		}
-		v += n;
-		if (*v == ',')
-			v++;
-	}
-	return 0;
-}
-
-/*
- * HOSTS: the machines the inputs were collected on (their HOST, or the
- * HOSTS of merged inputs), sorted, each once, as many as KPGO_MERGE_HOSTS_MAX
- * bytes hold; HOSTS_TOTAL: how many different ones, at least (an input's
- * own HOSTS_TOTAL may count more than its list names).
- */
+/* HOSTS and HOSTS_TOTAL of the result (kpgo_hosts_add()). */
 static int merge_hosts(struct input *in, size_t n, struct kpgo_manifest *m)
 {
-	struct kpgo_strlist l = { 0 };
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t total = 0, most = 0, v;
+	struct kpgo_hosts h = { 0 };
 	size_t i;
 	int r = 0;
 
-	for (i = 0; i < n && !r; i++) {
-		const char *hosts = kpgo_manifest_get(&in[i].manifest, MF_HOSTS);
-		const char *host = mget(&in[i], MF_HOST);
-
-		if (hosts)
-			r = add_hosts(&l, hosts);
-		else if (host_ok(host, strlen(host)))
-			r = kpgo_strlist_add(&l, host);
-		if (!kpgo_manifest_get_u64(&in[i].manifest, MF_HOSTS_TOTAL, &v) && v > most)
-			most = v;
+	for (i = 0; i < n && !r; i++)
+		r = kpgo_hosts_add(&h, &in[i].manifest);
+	if (r) {
+		kpgo_hosts_release(&h);
+		return r;
 	}
-	if (!r)
-		kpgo_strlist_sort(&l);
-	for (i = 0; i < l.n && !r; i++) {
-		if (i && !strcmp(l.items[i], l.items[i - 1]))
-			continue;
-		total++;
-		if (sb.len + strlen(l.items[i]) + 1 <= KPGO_MERGE_HOSTS_MAX)
-			r = (sb.len ? strbuf_addch(&sb, ',') : 0) || strbuf_addstr(&sb, l.items[i]);
-	}
-	if (!r && total)
-		r = kpgo_manifest_set(m, MF_HOSTS, sb.buf) ||
-		    kpgo_manifest_set_u64(m, MF_HOSTS_TOTAL, total > most ? total : most);
-	kpgo_strlist_clear(&l);
-	strbuf_release(&sb);
-	return r ? -ENOMEM : 0;
+	return kpgo_hosts_set(&h, m);
 }
 
 /* The result's manifest: the first input's identity, summed statistics. */

@@ -11,8 +11,6 @@
  * many inputs it has.
  */
 #define KPGO_MERGE_OPEN_MAX 32
-/* The longest HOSTS a merged manifest gets (bytes; a manifest value holds 4096). */
-#define KPGO_MERGE_HOSTS_MAX 4000
 
 /**
  * struct kpgo_merge_opts - how to merge
