@@ -96,9 +96,12 @@ report_value() {
         assert_output --partial "/etc/kernel/header_postinst.d"
         assert_line "version=${h% *}"
     done
-    # no compiler on every fleet machine with kpgo
+    # no compiler on every fleet machine with kpgo; nss-systemd, by which
+    # the upload command's dynamic user is found, on every one
     run field "$(deb kpgo "$TOOLVER")" Recommends
     refute_output --partial gcc
+    run field "$(deb kpgo "$TOOLVER")" Depends
+    assert_output --partial libnss-systemd
     # the kernel's copyright and notices, not kpgo's
     for p in "linux-image-$REL_P $VER_P" "linux-headers-$REL_I $VER_I" "linux-image-pgo $VER_P"; do
         # shellcheck disable=SC2086 # name and version
