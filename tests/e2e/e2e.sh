@@ -245,8 +245,8 @@ units_note() {
 upload_note() {
 	printf '; upload unit: %s; exposure: collect %s, upload %s' \
 		"$(guest_says 'upload unit: ' "$1" | cut -c1-90)" \
-		"$(guest_says 'exposure kpgo-collect.service: ' "$1")" \
-		"$(guest_says 'exposure kpgo-upload.service: ' "$1")"
+		"$(guest_says 'exposure kpgo-collect.service: ' "$1" | cut -d' ' -f1)" \
+		"$(guest_says 'exposure kpgo-upload.service: ' "$1" | cut -d' ' -f1)"
 }
 
 # guest_says PATTERN NAME: the rest of the guest's first line that starts
