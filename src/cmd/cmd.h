@@ -159,6 +159,8 @@ void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps, c
 
 /* Writes @text to @path atomically (mode 0644); 1 after the error message. */
 int write_out(const char *path, const struct strbuf *text);
+/* @cc's gcov version stamp as text ("B22*") into @gv; 1 after the error message. */
+int cc_gcov_version(const char *cc, char gv[5]);
 /*
  * Finishes the document of @w and prints it on stdout, releasing its
  * buffer; 1 after the error message.

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "gcda.h"
+#include "toolchain.h"
 #include "util.h"
 
 int verbosity = 1;
@@ -81,6 +83,18 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 		}
 	}
 	return usage_error(cmd, "'%s' is not a %s command", argv[optind], cmd);
+}
+
+int cc_gcov_version(const char *cc, char gv[5])
+{
+	uint32_t stamp;
+	int r = kpgo_compiler_gcov_version(cc, &stamp);
+
+	if (r)
+		return error("cannot get the gcov version of '%s': %s", cc,
+			     r == -ENOEXEC ? "it failed to compile with --coverage" : strerror(-r));
+	kpgo_gcc_version_str(stamp, gv);
+	return 0;
 }
 
 int write_out(const char *path, const struct strbuf *text)

@@ -7,7 +7,6 @@
 #include "cmd/cmd.h"
 #include "store.h"
 #include "store-policy.h"
-#include "toolchain.h"
 
 /*
  * Selects the profile for @release from store @dir under the store's
@@ -23,19 +22,13 @@ int plan_store_profile(const char *dir, const char *release, const char *cc, boo
 	struct kpgo_error err;
 	struct kpgo_store s;
 	char gv[5];
-	uint32_t stamp;
 	int64_t end;
 	uint64_t d;
 	int ret = 1;
 
 	if (cc) {
-		int r = kpgo_compiler_gcov_version(cc, &stamp);
-
-		if (r)
-			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage" :
-						     strerror(-r));
-		kpgo_gcc_version_str(stamp, gv);
+		if (cc_gcov_version(cc, gv))
+			return 1;
 		q.gcov_version = gv;
 	}
 	if (kpgo_store_init(&s, dir))

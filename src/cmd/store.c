@@ -379,13 +379,8 @@ static int store_select(int argc, char **argv)
 				   "bad gcov version '%s' (four characters, e.g. 'B33*')",
 				   q.gcov_version);
 	if (cc) {
-		int r = kpgo_compiler_gcov_version(cc, &stamp);
-
-		if (r)
-			return error("cannot get the gcov version of '%s': %s", cc,
-				     r == -ENOEXEC ? "it failed to compile with --coverage" :
-						     strerror(-r));
-		kpgo_gcc_version_str(stamp, gv);
+		if (cc_gcov_version(cc, gv))
+			return 1;
 		q.gcov_version = gv;
 	}
 	if (now && kpgo_parse_utc(now, &q.now))
