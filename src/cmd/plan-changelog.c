@@ -19,7 +19,10 @@ static void machines_text(const struct kpgo_manifest *m, struct strbuf *sb)
 	size_t shown = 0;
 
 	if (!hosts || !*hosts) {
-		strbuf_addstr(sb, host && *host ? host : "machines not named");
+		/* the kernel's "(none)" or nothing: no host name to give */
+		strbuf_addstr(sb, host && kpgo_host_name_ok(host, strlen(host)) ?
+					  host :
+					  "an unnamed machine");
 		return;
 	}
 	if (kpgo_manifest_get_u64(m, MF_HOSTS_TOTAL, &total) || !total)

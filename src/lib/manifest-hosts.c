@@ -5,8 +5,7 @@
 
 #include "manifest.h"
 
-/* A host name as the merged manifest keeps it: [A-Za-z0-9._-], 1 to 64 bytes. */
-static bool host_ok(const char *s, size_t n)
+bool kpgo_host_name_ok(const char *s, size_t n)
 {
 	size_t i;
 
@@ -19,7 +18,7 @@ static bool host_ok(const char *s, size_t n)
 	return true;
 }
 
-/* Adds the host names of @v (one, or a comma-separated list) that host_ok() takes. */
+/* Adds the host names of @v (one, or a comma-separated list) that kpgo_host_name_ok() takes. */
 static int add_hosts(struct kpgo_strlist *l, const char *v)
 {
 	char name[65];
@@ -27,7 +26,7 @@ static int add_hosts(struct kpgo_strlist *l, const char *v)
 	while (*v) {
 		size_t n = strcspn(v, ",");
 
-		if (host_ok(v, n)) {
+		if (kpgo_host_name_ok(v, n)) {
 			memcpy(name, v, n);
 			name[n] = '\0';
 			if (kpgo_strlist_add(l, name))
@@ -49,7 +48,7 @@ int kpgo_hosts_add(struct kpgo_hosts *h, const struct kpgo_manifest *in)
 		h->most = v;
 	if (hosts)
 		return add_hosts(&h->names, hosts);
-	if (host && host_ok(host, strlen(host)))
+	if (host && kpgo_host_name_ok(host, strlen(host)))
 		return kpgo_strlist_add(&h->names, host) ? -ENOMEM : 0;
 	return 0;
 }

@@ -71,6 +71,8 @@ int kpgo_manifest_get_u64(const struct kpgo_manifest *m, const char *key, uint64
  * names) into the result's manifest and releases @h. -ENOMEM.
  */
 #define KPGO_HOSTS_MAX 4000
+/* A host name as HOSTS keeps it: [A-Za-z0-9._-], 1 to 64 bytes (not "(none)"). */
+bool kpgo_host_name_ok(const char *s, size_t n);
 struct kpgo_hosts {
 	struct kpgo_strlist names;
 	uint64_t most;

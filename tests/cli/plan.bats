@@ -151,6 +151,9 @@ value() {
     with_manifest "$PROFILE" "$W/one.kpgo" HOST=web-01
     run kpgo plan "${BASE[@]}" --profile "$W/one.kpgo" --changelog pgo
     [[ "$(tr -s ' \n' '  ' <<<"$output")" == *"collected on "*" by web-01, 1 profile(s) merged"* ]]
+    with_manifest "$PROFILE" "$W/none.kpgo" "HOST=(none)"
+    run kpgo plan "${BASE[@]}" --profile "$W/none.kpgo" --changelog pgo
+    [[ "$(tr -s ' \n' '  ' <<<"$output")" == *" by an unnamed machine, 1 profile(s) merged"* ]]
     for h in web-02 db-7 web-01; do
         with_manifest "$PROFILE" "$W/$h.kpgo" HOST=$h
     done
