@@ -20,9 +20,8 @@ static void machines_text(const struct kpgo_manifest *m, struct strbuf *sb)
 
 	if (!hosts || !*hosts) {
 		/* the kernel's "(none)" or nothing: no host name to give */
-		strbuf_addstr(sb, host && kpgo_host_name_ok(host, strlen(host)) ?
-					  host :
-					  "an unnamed machine");
+		strbuf_addstr(sb, host && kpgo_label_okn(host, strlen(host)) ? host :
+									       "an unnamed machine");
 		return;
 	}
 	if (kpgo_manifest_get_u64(m, MF_HOSTS_TOTAL, &total) || !total)

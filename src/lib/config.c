@@ -64,15 +64,7 @@ const char *kpgo_config_default_path(const char *opt)
 
 bool kpgo_label_ok(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
-			return false;
-	return true;
+	return kpgo_label_okn(s, strlen(s));
 }
 
 /* --- durations ------------------------------------------------------------ */

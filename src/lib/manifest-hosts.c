@@ -5,20 +5,7 @@
 
 #include "manifest.h"
 
-bool kpgo_host_name_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n < 1 || n > 64)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
-
-/* Adds the host names of @v (one, or a comma-separated list) that kpgo_host_name_ok() takes. */
+/* Adds the host names of @v (one, or a comma-separated list) that kpgo_label_okn() takes. */
 static int add_hosts(struct kpgo_strlist *l, const char *v)
 {
 	char name[65];
@@ -26,7 +13,7 @@ static int add_hosts(struct kpgo_strlist *l, const char *v)
 	while (*v) {
 		size_t n = strcspn(v, ",");
 
-		if (kpgo_host_name_ok(v, n)) {
+		if (kpgo_label_okn(v, n)) {
 			memcpy(name, v, n);
 			name[n] = '\0';
 			if (kpgo_strlist_add(l, name))
@@ -48,7 +35,7 @@ int kpgo_hosts_add(struct kpgo_hosts *h, const struct kpgo_manifest *in)
 		h->most = v;
 	if (hosts)
 		return add_hosts(&h->names, hosts);
-	if (host && kpgo_host_name_ok(host, strlen(host)))
+	if (host && kpgo_label_okn(host, strlen(host)))
 		return kpgo_strlist_add(&h->names, host) ? -ENOMEM : 0;
 	return 0;
 }

@@ -65,14 +65,12 @@ int kpgo_manifest_get_u64(const struct kpgo_manifest *m, const char *key, uint64
 /*
  * The machines of a merge's inputs: kpgo_hosts_add() each input's HOST (a
  * single collection) or HOSTS (a merge), then kpgo_hosts_set() writes
- * HOSTS (sorted, each once, host names only: [A-Za-z0-9._-], 1 to 64 bytes;
+ * HOSTS (sorted, each once, host names only: kpgo_label_okn();
  * as many as KPGO_HOSTS_MAX bytes hold) and HOSTS_TOTAL (how many different
  * ones, at least: an input's own HOSTS_TOTAL may count more than its list
  * names) into the result's manifest and releases @h. -ENOMEM.
  */
 #define KPGO_HOSTS_MAX 4000
-/* A host name as HOSTS keeps it: [A-Za-z0-9._-], 1 to 64 bytes (not "(none)"). */
-bool kpgo_host_name_ok(const char *s, size_t n);
 struct kpgo_hosts {
 	struct kpgo_strlist names;
 	uint64_t most;

@@ -20,19 +20,6 @@ void kpgo_weights_release(struct kpgo_weights *w)
 	kpgo_weights_init(w);
 }
 
-static bool label_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || n > 64)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
-
 int kpgo_weights_parse(struct kpgo_weights *w, const char *name, const char *text, size_t len,
 		       struct kpgo_error *err)
 {
@@ -69,7 +56,7 @@ int kpgo_weights_parse(struct kpgo_weights *w, const char *name, const char *tex
 					      line);
 		ln = (size_t)(eq - p);
 		vn = n - ln - 1;
-		if (!(ln == 1 && *p == '*') && !label_ok(p, ln))
+		if (!(ln == 1 && *p == '*') && !kpgo_label_okn(p, ln))
 			return kpgo_error_set(err, -EINVAL,
 					      "%s:%u: bad workload label (1 to 64 of [A-Za-z0-9._-], or '*')",
 					      name, line);

@@ -522,3 +522,16 @@ void kpgo_strlist_sort(struct kpgo_strlist *l)
 	if (l->n > 1)
 		qsort(l->items, l->n, sizeof(*l->items), cmp_str);
 }
+
+bool kpgo_label_okn(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 64)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}

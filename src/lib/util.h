@@ -114,6 +114,12 @@ bool kpgo_path_is_safe(const char *p);
  */
 int kpgo_mkdirs_at(int rootfd, const char *rel, bool create);
 
+/*
+ * A word as labels and names are kept: 1 to 64 bytes of [A-Za-z0-9._-] (a
+ * workload label, a weights label, a host name in HOSTS).
+ */
+bool kpgo_label_okn(const char *s, size_t n);
+
 /**
  * KPGO_ALLOC_GROW() - make room for @nr items in the array @x
  * @x: the array (NULL while @alloc is 0); reallocated when it is too small
