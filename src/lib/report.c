@@ -53,42 +53,43 @@ bool kpgo_report_text_ok(const char *s)
 	return true;
 }
 
-/* Digits or nothing: a count kpgo plan may not know. */
-static bool count_ok(const char *s, size_t n)
+/* Digits or nothing (a count kpgo plan may not know), at most 19 of them. */
+static bool count_ok(const char *s)
 {
-	size_t i;
+	size_t n = strlen(s);
 
-	if (n > 19)
-		return false;
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
+	return n <= 19 && strspn(s, "0123456789") == n;
 }
 
 int kpgo_report_policy_line(const char *spec, struct strbuf *out)
 {
-	const char *c1 = strchr(spec, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	char verdict[64], *age, *behind;
+	size_t n = strlen(spec);
 	const char *said;
-	int vlen, alen;
 
 	strbuf_reset(out);
-	if (!c1 || !c2 || c1 - spec > 10 || !count_ok(c1 + 1, (size_t)(c2 - c1 - 1)) ||
-	    !count_ok(c2 + 1, strlen(c2 + 1)))
+	if (n >= sizeof(verdict))
 		return -EINVAL;
-	vlen = (int)(c1 - spec);
-	alen = (int)(c2 - c1 - 1);
-	if (vlen == 4 && !strncmp(spec, "none", 4))
+	memcpy(verdict, spec, n + 1);
+	age = strchr(verdict, ',');
+	behind = age ? strchr(age + 1, ',') : NULL;
+	if (!behind)
+		return -EINVAL;
+	*age++ = '\0';
+	*behind++ = '\0';
+	if (!count_ok(age) || !count_ok(behind))
+		return -EINVAL;
+	if (!strcmp(verdict, "none"))
 		return 0;
-	if ((vlen == 2 && !strncmp(spec, "ok", 2)) || (vlen == 4 && !strncmp(spec, "warn", 4)))
+	if (!strcmp(verdict, "ok") || !strcmp(verdict, "warn"))
 		said = "accepted it";
-	else if (vlen == 10 && !strncmp(spec, "overridden", 10))
+	else if (!strcmp(verdict, "overridden"))
 		said = "refused it and the build overrode it with --override-policy";
 	else
 		return -EINVAL;
-	if (strbuf_addf(out, "profile policy: %.*s (%.*s%s days old, %s releases behind; ", vlen,
-			spec, alen, c1 + 1, alen ? "" : "unknown", c2[1] ? c2 + 1 : "unknown") ||
-	    strbuf_addf(out, "the store's policy %s)", said))
+	if (strbuf_addf(out,
+			"profile policy: %s (%s days old, %s releases behind; the store's policy %s)",
+			verdict, *age ? age : "unknown", *behind ? behind : "unknown", said))
 		return -ENOMEM;
 	return 0;
 }
