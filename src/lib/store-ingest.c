@@ -371,8 +371,9 @@ static int merge_build(struct ingest *g, const struct kpgo_store_entry *e, size_
 	kpgo_sha256_update(h, line.buf, line.len);
 	kpgo_sha256_final_hex(h, digest);
 	h = NULL;
+	/* nothing to merge: select takes the one profile */
 	if (k < 2)
-		goto out;		      /* nothing to merge: select takes the one profile */
+		goto out;
 	r = kpgo_store_open(g->s, true, err); /* tmp/ for the merges */
 	if (r)
 		goto out;
