@@ -237,7 +237,8 @@ demo: $(B)/kpgo $(TOOL_BIN)
 #   the pgo flavour; default profiles-store/SERIES/CONFIG.kpgo) or KPGO_STORE
 #   (a store: the profile `kpgo store select` picks, under the store's
 #   freshness policy; KPGO_POLICY_OVERRIDE=1 builds with a profile the
-#   policy refuses, and the report says so), KPGO_SERIAL (a rebuild
+#   policy refuses, and the report says so; KPGO_NOW=YYYY-MM-DDTHH:MM:SSZ
+#   measures the profile's age at that time), KPGO_SERIAL (a rebuild
 #   number). And for the build itself: KPGO_MIN_APPLIED (%), KPGO_CC
 #   (compiler, default gcc), KPGO_SIGNING_KEY (module signing key),
 #   KPGO_DEBUG_INFO=1 (debug info for the small config, and the -dbg
@@ -275,7 +276,8 @@ PLAN_ARGS = --series $(KPGO_KSERIES) $(if $(KPGO_KSRC),--src $(KPGO_KSRC)) \
 	$(if $(KPGO_FULL_CONFIG),--full-config $(abspath $(KPGO_FULL_CONFIG))) \
 	--kconfig-dir $(CURDIR)/hooks/build/kconfig \
 	$(if $(KPGO_STORE),--store $(KPGO_STORE) --cc $(or $(KPGO_CC),gcc) \
-		$(if $(filter 1 yes,$(KPGO_POLICY_OVERRIDE)),--override-policy),\
+		$(if $(filter 1 yes,$(KPGO_POLICY_OVERRIDE)),--override-policy) \
+		$(if $(KPGO_NOW),--now $(KPGO_NOW)),\
 		$(if $(KPGO_PROFILE),--profile $(abspath $(KPGO_PROFILE)),--profiles-store $(CURDIR)/profiles-store)) \
 	$(if $(KPGO_SERIAL),--serial $(KPGO_SERIAL))
 # the changelog date of the instrumented flavour: kpgo's own

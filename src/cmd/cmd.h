@@ -133,9 +133,12 @@ struct plan_policy {
 	char min_applied[8]; /* the policy's MIN_APPLIED, "" without a store */
 };
 
-/* --store: the profile for @release, and the policy's verdict; 1 after the error message. */
+/*
+ * --store: the profile for @release, and the policy's verdict, ages measured
+ * at @now (-1: the clock's time); 1 after the error message.
+ */
 int plan_store_profile(const char *dir, const char *release, const char *cc, bool override,
-		       struct strbuf *out, struct plan_policy *pp);
+		       int64_t now, struct strbuf *out, struct plan_policy *pp);
 /* --changelog: the Debian changelog entry of the instr or @pgo packages on stdout. */
 int plan_print_changelog(bool pgo, bool as_source, const struct kpgo_plan *p, const char *pkg,
 			 const char *maint, long long epoch, const struct kpgo_plan_input *in,

@@ -10,10 +10,11 @@
 
 /*
  * Selects the profile for @release from store @dir under the store's
- * freshness policy (--override-policy: @override): its path into @out.
+ * freshness policy (--override-policy: @override), ages measured at @now
+ * (-1: the clock's time): its path into @out.
  */
 int plan_store_profile(const char *dir, const char *release, const char *cc, bool override,
-		       struct strbuf *out, struct plan_policy *pp)
+		       int64_t now, struct strbuf *out, struct plan_policy *pp)
 {
 	struct kpgo_store_query q = { .release = release, .override = override };
 	struct kpgo_store_index idx = { 0 };
@@ -42,7 +43,7 @@ int plan_store_profile(const char *dir, const char *release, const char *cc, boo
 		goto out;
 	}
 	q.policy = &policy;
-	q.now = (int64_t)time(NULL);
+	q.now = now >= 0 ? now : (int64_t)time(NULL);
 	if (kpgo_store_select_verified(&s, &idx, &q, &ch, &err)) {
 		error("%s", err.msg);
 		goto out;

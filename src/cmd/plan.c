@@ -23,7 +23,7 @@
 static const char usage_text[] =
 	"usage: kpgo plan [--series S] [--src DIR] [--source-package PKG | --source-version V]\n"
 	"                 [--config NAME | --full-config FILE [--config NAME]] [--kconfig-dir DIR]\n"
-	"                 [--profile FILE | --store DIR [--cc CC] [--override-policy]]\n"
+	"                 [--profile FILE | --store DIR [--cc CC] [--override-policy] [--now T]]\n"
 	"                 [--serial N]\n"
 	"                 [--format shell|make|rpm|json]\n"
 	"\n"
@@ -55,6 +55,7 @@ static const char usage_text[] =
 	"                       a profile it refuses stops the plan (exit 1)\n"
 	"  --override-policy    build with the profile the policy refuses; the plan says\n"
 	"                       so (PROFILE_POLICY=overridden) and the report records it\n"
+	"  --now T              measure the profile's age at T (YYYY-MM-DDTHH:MM:SSZ), not now\n"
 	"  --serial N           a rebuild number, appended to the versions\n"
 	"  --format F           shell (default: KEY=VALUE), make (KEY := VALUE), rpm\n"
 	"                       (%kpgo_plan_key value, for %{load:FILE}), json\n"
@@ -221,6 +222,7 @@ int cmd_plan(int argc, char **argv)
 		OPT_PSTORE,
 		OPT_AS_SOURCE,
 		OPT_OVERRIDE,
+		OPT_NOW,
 	};
 	static const struct option opts[] = {
 		{ "series", required_argument, NULL, OPT_SERIES },
@@ -237,6 +239,7 @@ int cmd_plan(int argc, char **argv)
 		{ "profiles-store", required_argument, NULL, OPT_PSTORE },
 		{ "cc", required_argument, NULL, OPT_CC },
 		{ "override-policy", no_argument, NULL, OPT_OVERRIDE },
+		{ "now", required_argument, NULL, OPT_NOW },
 		{ "serial", required_argument, NULL, OPT_SERIAL },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "changelog", required_argument, NULL, OPT_CHANGELOG },
@@ -252,6 +255,7 @@ int cmd_plan(int argc, char **argv)
 	const char *dpkg_status = NULL, *full = NULL, *kconfig_dir = NULL, *debconfig_dir = NULL;
 	const char *profile = NULL, *store = NULL, *cc = NULL, *changelog = NULL;
 	const char *package = "kpgo", *maint = NULL, *epoch_arg = NULL, *pstore = NULL;
+	const char *now_arg = NULL;
 	struct strbuf defprof = STRBUF_INIT;
 	struct strbuf maintbuf = STRBUF_INIT;
 	long long epoch = -1;
@@ -268,6 +272,7 @@ int cmd_plan(int argc, char **argv)
 	char sha[KPGO_SHA256_HEX] = "", stamp[15], ser[16], defpkg[48], minap[8];
 	const struct kpgo_manifest *m = NULL;
 	unsigned long serial = 0;
+	int64_t now = -1;
 	bool have_pkg = false, as_source = false, override = false;
 	struct plan_policy pp = { .verdict = "none" };
 	int c, ret = 1;
@@ -288,6 +293,7 @@ int cmd_plan(int argc, char **argv)
 		case OPT_PSTORE: pstore = optarg; break;
 		case OPT_CC: cc = optarg; break;
 		case OPT_OVERRIDE: override = true; break;
+		case OPT_NOW: now_arg = optarg; break;
 		case OPT_SERIAL: {
 			char *end;
 
@@ -337,6 +343,10 @@ int cmd_plan(int argc, char **argv)
 		return usage_error("plan", "--cc is for --store");
 	if (override && !store)
 		return usage_error("plan", "--override-policy is for --store");
+	if (now_arg && !store)
+		return usage_error("plan", "--now is for --store");
+	if (now_arg && kpgo_parse_utc(now_arg, &now))
+		return usage_error("plan", "bad --now '%s' (YYYY-MM-DDTHH:MM:SSZ)", now_arg);
 	if (srcpkg && srcver)
 		return usage_error("plan",
 				   "--source-package and --source-version exclude each other");
@@ -434,7 +444,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if (store) {
-		if (plan_store_profile(store, p.rel_instr, cc, override, &prof, &pp))
+		if (plan_store_profile(store, p.rel_instr, cc, override, now, &prof, &pp))
 			goto out;
 		profile = prof.buf;
 	} else if (!profile && pstore) {

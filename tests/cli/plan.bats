@@ -268,6 +268,20 @@ value() {
     [[ "$stderr" == *"warning: the store's policy refuses"*"--override-policy"* ]]
     run kpgo plan "${BASE[@]}" --override-policy
     assert_failure 2
+    # ages measured at --now: the same profile fresh on the day after its
+    # window, refused 43 days after it, and --now checked
+    run kpgo plan "${BASE[@]}" --store "$W/store" --now 2020-01-02T00:00:00Z
+    assert_success
+    assert_line KPGO_PROFILE_POLICY=ok
+    assert_line KPGO_PROFILE_AGE_DAYS=1
+    run --separate-stderr kpgo plan "${BASE[@]}" --store "$W/store" --now 2020-02-13T00:00:00Z
+    assert_failure 1
+    [[ "$stderr" == *"43 days old, limit 42 days"* ]]
+    run kpgo plan "${BASE[@]}" --store "$W/store" --now 2020-02-30
+    assert_failure 2
+    assert_output --partial "bad --now '2020-02-30'"
+    run kpgo plan "${BASE[@]}" --now 2020-01-02T00:00:00Z
+    assert_failure 2
     # a profile file (no store): no policy
     run kpgo plan "${BASE[@]}" --profile "$W/old.kpgo"
     assert_success

@@ -665,3 +665,37 @@ assert (s > 0.999999) == same, s
         --user-data-dir="$d/chrome" --dump-dom "file://$d/r.html" >"$d/dom.html" 2>/dev/null
     grep -q "<code class=\"fn\">$hot</code>" "$d/dom.html"
 }
+
+@test "a profile past the store's age limit stops the package build; the farm's override builds it, and the package's report says so" {
+    # the packages' own profile in a store whose policy allows 30 days,
+    # judged 60 days after its collection window ended (KPGO_NOW)
+    st=$BATS_TEST_TMPDIR/store pkg=$BATS_TEST_TMPDIR/pkg
+    "$KPGO" store --store "$st" add -q "$PROFILE" >/dev/null
+    printf 'MAX_AGE_DAYS=30\n' >"$st/policy"
+    now=$("$KPGO" info --json "$PROFILE" | python3 -c '
+import datetime, json, sys
+end = json.load(sys.stdin)["manifest"]["WINDOW_END"]
+t = datetime.datetime.strptime(end, "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(days=60)
+print(t.strftime("%Y-%m-%dT%H:%M:%SZ"))')
+    # as the packages were built (signing key): the same pgo tree
+    vars=(KPGO_STORE="$st" KPGO_NOW="$now" PKGDIR="$pkg" DEB_PROFILES=pkg.kpgo.noinstr
+        DEB_BUILD_OPTIONS=nocheck ${KPGO_SIGNING_KEY:+KPGO_SIGNING_KEY="$KPGO_SIGNING_KEY"})
+    run make -C "$ROOT" --no-print-directory deb "${vars[@]}"
+    assert_failure
+    assert_output --partial "the store's policy refused 1"
+    assert_output --partial "60 days old, limit 30 days"
+    refute_output --partial "building bzImage"
+    [ ! -e "$pkg" ]
+    # the farm overrides it: built (the tree is reused: same profile), and
+    # the package's report and changelog-side plan say so
+    run make -C "$ROOT" --no-print-directory deb "${vars[@]}" KPGO_POLICY_OVERRIDE=1
+    assert_success
+    assert_output --partial "built with it because of --override-policy"
+    image=$(first_file "$pkg/linux-image-${REL_P}_"*.deb)
+    [ -n "$image" ]
+    dpkg-deb --fsys-tarfile "$image" | tar -xO "./usr/share/doc/linux-image-$REL_P/pgo-report" >"$BATS_TEST_TMPDIR/rep"
+    run grep -c '^profile policy: overridden (60 days old, 0 releases behind' "$BATS_TEST_TMPDIR/rep"
+    assert_output 1
+    run grep '^verdict: ok' "$BATS_TEST_TMPDIR/rep"
+    assert_success
+}
