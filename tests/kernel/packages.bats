@@ -206,32 +206,59 @@ build_module() {
     done
 }
 
-@test "deb: the -dbg packages carry the vmlinux and the modules with their debug information" {
-    [ -f "$(deb "linux-image-$REL_P-dbg" "$VER_P")" ] ||
-        skip "built without the -dbg packages (make deb KPGO_DEBUG_INFO=1, build profile pkg.kpgo.debuginfo)"
-    for rel in "$REL_I" "$REL_P"; do
-        v=$VER_P
-        [ "$rel" != "$REL_I" ] || v=$VER_I
+# check_debug ROOT VMLINUX REL IMAGE_ROOT: the debug files of release REL
+# unpacked in ROOT (the vmlinux at VMLINUX) against its image unpacked in
+# IMAGE_ROOT: DWARF in the vmlinux, and every module of the image there
+# unstripped, of the same build (build id); no modules.* index files
+check_debug() {
+    local d=$1 vmlinux=$2 rel=$3 img=$4 n=0 ko m
+    run readelf -S "$d$vmlinux"
+    assert_output --partial .debug_info
+    while IFS= read -r -d '' ko; do
+        m=$d/usr/lib/debug/lib/modules/$rel/${ko#"$img/lib/modules/$rel/"}
+        [ -f "$m" ] || fail "no ${m#"$d"} in the debug package of $rel"
+        readelf -S "$m" | grep -q .debug_info || fail "${m#"$d"} has no debug information"
+        assert_equal "$(readelf -n "$m" | grep 'Build ID')" "$(readelf -n "$ko" | grep 'Build ID')"
+        n=$((n + 1))
+    done < <(find "$img/lib/modules/$rel" -name '*.ko' -print0)
+    [ "$n" -gt 0 ]
+    run find "$d/usr/lib/debug/lib/modules/$rel" -maxdepth 1 -name 'modules.*'
+    assert_output ''
+}
+
+@test "deb and rpm: the -dbg and -debuginfo packages carry the vmlinux and the modules with their debug information" {
+    local found=0
+    for f in "$REL_I $VER_I kernel-pgo-instr $(plan RPM_RELEASE_INSTR)" \
+        "$REL_P $VER_P kernel-pgo $(plan RPM_RELEASE_PGO)"; do
+        read -r rel v n release <<<"$f"
         p=$(deb "linux-image-$rel-dbg" "$v")
-        assert_equal "$(field "$p" Section)" debug
-        d=$BATS_TEST_TMPDIR/dbg-$rel
-        dpkg-deb -x "$p" "$d"
-        dpkg-deb -x "$(deb "linux-image-$rel" "$v")" "$BATS_TEST_TMPDIR/img-$rel"
-        run readelf -S "$d/usr/lib/debug/boot/vmlinux-$rel"
-        assert_output --partial .debug_info
-        # each module of the image, unstripped, the same build (build id)
-        n=0
-        while IFS= read -r -d '' ko; do
-            m=$d/usr/lib/debug/lib/modules/$rel/${ko#"$BATS_TEST_TMPDIR/img-$rel/lib/modules/$rel/"}
-            [ -f "$m" ] || fail "no ${m#"$d"} in linux-image-$rel-dbg"
-            readelf -S "$m" | grep -q .debug_info || fail "${m#"$d"} has no debug information"
-            assert_equal "$(readelf -n "$m" | grep 'Build ID')" "$(readelf -n "$ko" | grep 'Build ID')"
-            n=$((n + 1))
-        done < <(find "$BATS_TEST_TMPDIR/img-$rel/lib/modules/$rel" -name '*.ko' -print0)
-        [ "$n" -gt 0 ]
-        run find "$d/usr/lib/debug/lib/modules/$rel" -maxdepth 1 -name 'modules.*'
-        assert_output ''
+        if [ -f "$p" ]; then
+            found=$((found + 1))
+            assert_equal "$(field "$p" Section)" debug
+            d=$BATS_TEST_TMPDIR/dbg-$rel
+            dpkg-deb -x "$p" "$d"
+            dpkg-deb -x "$(deb "linux-image-$rel" "$v")" "$BATS_TEST_TMPDIR/img-$rel"
+            check_debug "$d" "/usr/lib/debug/boot/vmlinux-$rel" "$rel" "$BATS_TEST_TMPDIR/img-$rel"
+        fi
+        # the RPM's, where Fedora's kernel-debuginfo puts them: the vmlinux
+        # beside the modules; install-only, no build-id links
+        p=$(first_file "$PKGDIR/$n-debuginfo-$KVER-$release".*rpm)
+        if [ -n "$p" ]; then
+            found=$((found + 1))
+            d=$BATS_TEST_TMPDIR/rdbg-$rel i=$BATS_TEST_TMPDIR/rimg-$rel
+            mkdir -p "$d" "$i"
+            (cd "$d" && rpm2cpio "$p" | cpio -idm --quiet)
+            (cd "$i" && rpm2cpio "$(first_file "$PKGDIR/$n-$KVER-$release".*rpm)" | cpio -idm --quiet)
+            check_debug "$d" "/usr/lib/debug/lib/modules/$rel/vmlinux" "$rel" "$i"
+            run rpm -qp --provides "$p"
+            assert_line "installonlypkg(kernel)"
+            run rpm -qpl "$p"
+            refute_line --regexp '^/usr/lib/\.build-id'
+            refute_line --regexp '^/usr/lib/debug/boot'
+        fi
     done
+    [ "$found" -gt 0 ] ||
+        skip "built without debug packages (make deb rpm KPGO_DEBUG_INFO=1; Debian build profile pkg.kpgo.debuginfo)"
 }
 
 @test "deb and rpm: with a farm's key the modules are signed by it, and the key enters no package" {
