@@ -26,6 +26,12 @@ struct kpgo_error {
 /* Fills @err (if not NULL) and returns @errnum (a negative errno). */
 int kpgo_error_set(struct kpgo_error *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Fills @err (if not NULL) with the message and " at offset @off", as the
+ * parsers of binary formats report a bad byte; returns -EINVAL.
+ */
+int kpgo_error_at(struct kpgo_error *err, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Puts "PREFIX: " in front of the message already in @err. */
 void kpgo_error_prefix(struct kpgo_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
