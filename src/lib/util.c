@@ -38,6 +38,20 @@ int kpgo_error_at(struct kpgo_error *err, size_t off, const char *fmt, ...)
 	return -EINVAL;
 }
 
+ssize_t kpgo_index_rank(size_t *idx, size_t n, int (*cmp)(const void *, const void *, void *),
+			void *arg, size_t max, size_t **out)
+{
+	qsort_r(idx, n, sizeof(*idx), cmp, arg);
+	if (max && n > max)
+		n = max;
+	if (!n) {
+		free(idx);
+		idx = NULL;
+	}
+	*out = idx;
+	return (ssize_t)n;
+}
+
 void kpgo_error_prefix(struct kpgo_error *err, const char *fmt, ...)
 {
 	char old[sizeof(err->msg)];
