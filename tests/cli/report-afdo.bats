@@ -453,10 +453,7 @@ C
 }
 
 @test "clang-16 gives a profile to another static function of its name: --defs says so" {
-    local t
-    for t in clang-16 gcc-12 gcov-12; do
-        command -v "$t" >/dev/null || skip "$t is not installed (tests/install-deps.sh)"
-    done
+    need_tools clang-16 gcc-12 gcov-12
     # Physical paths: gcov reports the directory GCC ran in.
     P=$(cd "$W" && pwd -P)
     B=$P/src
