@@ -159,6 +159,18 @@ void json_pstat_fn(struct kpgo_json_writer *w, const struct kpgo_pstat *ps,
 		   const struct kpgo_pstat_fn *f);
 /* The member "names": the naming of a profile from @objtree, or null. */
 void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps, const char *objtree);
+/*
+ * --top N (0 to 10000) and --depth N (1 to KPGO_PSTAT_DEPTH_MAX) of @cmd:
+ * 0, or EXIT_USAGE after the usage error.
+ */
+int parse_top(const char *cmd, const char *arg, size_t *top);
+int parse_depth(const char *cmd, const char *arg, unsigned *depth);
+/*
+ * Loads the profile @file into @ps, its subsystems @depth directory levels
+ * deep, and names its functions from @objtree when given; 1 after the error
+ * message.
+ */
+int pstat_open(struct kpgo_pstat *ps, const char *file, unsigned depth, const char *objtree);
 
 /* Writes @text to @path atomically (mode 0644); 1 after the error message. */
 int write_out(const char *path, const struct strbuf *text);

@@ -208,7 +208,6 @@ static int print_json(const struct kpgo_pdiff *d, const char *fa, const struct k
 	struct kpgo_json_writer w;
 	size_t *idx = NULL;
 	ssize_t n, i;
-	int r;
 
 	kpgo_jw_init(&w, &out);
 	kpgo_jw_object_begin(&w, NULL);
@@ -253,8 +252,9 @@ static int print_json(const struct kpgo_pdiff *d, const char *fa, const struct k
 	free(idx);
 	kpgo_jw_end(&w);
 	if (n < 0) {
-		strbuf_release(&out);
-		return -ENOMEM;
+		if (!w.err)
+			w.err = -ENOMEM;
+		return print_json_doc(&w);
 	}
 	n = kpgo_pdiff_movers(d, true, top, &idx);
 	json_fns(&w, "gained", d, a, b, n, idx);
@@ -265,11 +265,7 @@ static int print_json(const struct kpgo_pdiff *d, const char *fa, const struct k
 	n = kpgo_pdiff_run_only(d, false, top, &idx);
 	json_fns(&w, "run_only_b", d, a, b, n, idx);
 	kpgo_jw_end(&w);
-	r = kpgo_jw_finish(&w);
-	if (!r)
-		fwrite(out.buf, 1, out.len, stdout);
-	strbuf_release(&out);
-	return r;
+	return print_json_doc(&w);
 }
 
 /* A number 0..1 as "0.8" or "1" (no locale, no exponent). */
@@ -303,11 +299,9 @@ int cmd_diff(int argc, char **argv)
 	const char *objtree = NULL;
 	struct kpgo_pstat a, b;
 	struct kpgo_pdiff d;
-	struct kpgo_error err;
 	double min_sim = -1;
 	bool json = false;
 	size_t top = 10;
-	uint64_t v;
 	int c, i, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "t:n:d:m:h", opts, NULL)) != -1) {
@@ -315,15 +309,12 @@ int cmd_diff(int argc, char **argv)
 		case OPT_JSON: json = true; break;
 		case 't': objtree = optarg; break;
 		case 'n':
-			if (kpgo_parse_u64(optarg, &v) || v > 10000)
-				return usage_error("diff", "bad --top '%s'", optarg);
-			top = (size_t)v;
+			if (parse_top("diff", optarg, &top))
+				return EXIT_USAGE;
 			break;
 		case 'd':
-			if (kpgo_parse_u64(optarg, &v) || v < 1 || v > KPGO_PSTAT_DEPTH_MAX)
-				return usage_error("diff", "bad --depth '%s' (1 to %u)", optarg,
-						   KPGO_PSTAT_DEPTH_MAX);
-			depth = (unsigned)v;
+			if (parse_depth("diff", optarg, &depth))
+				return EXIT_USAGE;
 			break;
 		case 'm':
 			if (parse_fraction(optarg, &min_sim))
@@ -340,27 +331,16 @@ int cmd_diff(int argc, char **argv)
 	kpgo_pstat_init(&b);
 	memset(&d, 0, sizeof(d));
 	for (i = 0; i < 2; i++) {
-		struct kpgo_pstat *ps = i ? &b : &a;
-		const char *file = argv[optind + i];
-
-		if (kpgo_pstat_load(ps, file, depth, &err)) {
-			error("cannot read '%s': %s", file, err.msg);
+		if (pstat_open(i ? &b : &a, argv[optind + i], depth, objtree))
 			goto out;
-		}
-		if (objtree && kpgo_pstat_name(ps, objtree, &err)) {
-			error("%s", err.msg);
-			goto out;
-		}
 	}
 	if (kpgo_pdiff_compute(&d, &a, &b)) {
 		error("out of memory");
 		goto out;
 	}
 	if (json) {
-		if (print_json(&d, argv[optind], &a, argv[optind + 1], &b, objtree, top)) {
-			error("out of memory");
+		if (print_json(&d, argv[optind], &a, argv[optind + 1], &b, objtree, top))
 			goto out;
-		}
 	} else {
 		if (format_text(&d, argv[optind], &a, argv[optind + 1], &b, top, &text)) {
 			error("out of memory");

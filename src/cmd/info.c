@@ -98,13 +98,43 @@ void json_pstat_names(struct kpgo_json_writer *w, const struct kpgo_pstat *ps, c
 	kpgo_jw_end(w);
 }
 
+int parse_top(const char *cmd, const char *arg, size_t *top)
+{
+	uint64_t v;
+
+	if (kpgo_parse_u64(arg, &v) || v > 10000)
+		return usage_error(cmd, "bad --top '%s'", arg);
+	*top = (size_t)v;
+	return 0;
+}
+
+int parse_depth(const char *cmd, const char *arg, unsigned *depth)
+{
+	uint64_t v;
+
+	if (kpgo_parse_u64(arg, &v) || v < 1 || v > KPGO_PSTAT_DEPTH_MAX)
+		return usage_error(cmd, "bad --depth '%s' (1 to %u)", arg, KPGO_PSTAT_DEPTH_MAX);
+	*depth = (unsigned)v;
+	return 0;
+}
+
+int pstat_open(struct kpgo_pstat *ps, const char *file, unsigned depth, const char *objtree)
+{
+	struct kpgo_error err;
+
+	if (kpgo_pstat_load(ps, file, depth, &err))
+		return error("cannot read '%s': %s", file, err.msg);
+	if (objtree && kpgo_pstat_name(ps, objtree, &err))
+		return error("%s", err.msg);
+	return 0;
+}
+
 static int print_json(const struct kpgo_pstat *ps, const char *file, const char *objtree, size_t top)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct kpgo_json_writer w;
 	size_t *idx = NULL, i;
 	ssize_t n;
-	int r;
 
 	kpgo_jw_init(&w, &out);
 	kpgo_jw_object_begin(&w, NULL);
@@ -184,14 +214,11 @@ static int print_json(const struct kpgo_pstat *ps, const char *file, const char 
 	if (n < 0)
 		goto nomem;
 	kpgo_jw_end(&w);
-	r = kpgo_jw_finish(&w);
-	if (!r)
-		fwrite(out.buf, 1, out.len, stdout);
-	strbuf_release(&out);
-	return r;
+	return print_json_doc(&w);
 nomem:
-	strbuf_release(&out);
-	return -ENOMEM;
+	if (!w.err)
+		w.err = -ENOMEM;
+	return print_json_doc(&w);
 }
 
 static int write_html(const struct kpgo_pstat *ps, const char *file, const char *objtree,
@@ -254,10 +281,8 @@ int cmd_info(int argc, char **argv)
 	struct strbuf text = STRBUF_INIT;
 	unsigned depth = KPGO_PSTAT_DEPTH_DEFAULT;
 	struct kpgo_pstat ps;
-	struct kpgo_error err;
 	bool json = false, top_set = false;
 	size_t top = 10;
-	uint64_t v;
 	int c, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "t:n:d:r:h", opts, NULL)) != -1) {
@@ -267,16 +292,13 @@ int cmd_info(int argc, char **argv)
 		case 'r': pgo_report = optarg; break;
 		case 't': objtree = optarg; break;
 		case 'n':
-			if (kpgo_parse_u64(optarg, &v) || v > 10000)
-				return usage_error("info", "bad --top '%s'", optarg);
-			top = (size_t)v;
+			if (parse_top("info", optarg, &top))
+				return EXIT_USAGE;
 			top_set = true;
 			break;
 		case 'd':
-			if (kpgo_parse_u64(optarg, &v) || v < 1 || v > KPGO_PSTAT_DEPTH_MAX)
-				return usage_error("info", "bad --depth '%s' (1 to %u)", optarg,
-						   KPGO_PSTAT_DEPTH_MAX);
-			depth = (unsigned)v;
+			if (parse_depth("info", optarg, &depth))
+				return EXIT_USAGE;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("info", "bad option");
@@ -292,23 +314,15 @@ int cmd_info(int argc, char **argv)
 		top = 25;
 	file = argv[optind];
 	kpgo_pstat_init(&ps);
-	if (kpgo_pstat_load(&ps, file, depth, &err)) {
-		error("cannot read '%s': %s", file, err.msg);
+	if (pstat_open(&ps, file, depth, objtree))
 		goto out;
-	}
-	if (objtree && kpgo_pstat_name(&ps, objtree, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
 	if (html) {
 		ret = write_html(&ps, file, objtree, pgo_report, html, top);
 		goto out;
 	}
 	if (json) {
-		if (print_json(&ps, file, objtree, top)) {
-			error("out of memory");
+		if (print_json(&ps, file, objtree, top))
 			goto out;
-		}
 	} else {
 		if (kpgo_pstat_format(&ps, file, top, &text)) {
 			error("out of memory");

@@ -7,32 +7,13 @@
  * bytes from GCC 12 on.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gcda.h"
 
-#define ERR_AT(err, off, ...) err_at(err, (size_t)(off), __VA_ARGS__)
-
-static int err_at(struct kpgo_error *err, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int err_at(struct kpgo_error *err, size_t off, const char *fmt, ...)
-{
-	va_list ap;
-	size_t n;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-		n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof(err->msg) - n, " at offset %zu", off);
-	}
-	return -EINVAL;
-}
+#define ERR_AT(err, off, ...) kpgo_error_at(err, (size_t)(off), __VA_ARGS__)
 
 int kpgo_gcc_version_decode(uint32_t stamp, struct kpgo_gcc_version *v)
 {

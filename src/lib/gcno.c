@@ -6,7 +6,6 @@
  * allocated from a length the file merely claims.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,24 +28,6 @@ struct counts {
 	size_t string_bytes;
 };
 
-static int bad(struct kpgo_error *err, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(struct kpgo_error *err, size_t off, const char *fmt, ...)
-{
-	va_list ap;
-	size_t n;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-		n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof(err->msg) - n, " at offset %zu", off);
-	}
-	return -EINVAL;
-}
-
 static uint32_t get32(const unsigned char *p)
 {
 	uint32_t v;
@@ -59,7 +40,7 @@ static int read32(struct cursor *c, uint32_t *v, const char *what, struct kpgo_e
 {
 	*v = 0;
 	if (c->end - c->pos < 4)
-		return bad(err, c->pos, "truncated %s", what);
+		return kpgo_error_at(err, c->pos, "truncated %s", what);
 	*v = get32(c->d + c->pos);
 	c->pos += 4;
 	return 0;
@@ -83,11 +64,13 @@ static int read_str(struct cursor *c, const char **s, size_t *slen, const char *
 		bytes = n;
 	} else {
 		if (n > (c->end - c->pos) / 4)
-			return bad(err, at, "%s of %u words past the end of its record", what, n);
+			return kpgo_error_at(err, at, "%s of %u words past the end of its record",
+					     what, n);
 		bytes = (size_t)n * 4;
 	}
 	if (bytes > c->end - c->pos)
-		return bad(err, at, "%s of %zu bytes past the end of its record", what, bytes);
+		return kpgo_error_at(err, at, "%s of %zu bytes past the end of its record", what,
+				     bytes);
 	if (bytes == 0) {
 		*s = empty;
 		*slen = 0;
@@ -96,10 +79,10 @@ static int read_str(struct cursor *c, const char **s, size_t *slen, const char *
 	p = c->d + c->pos;
 	nul = memchr(p, '\0', bytes);
 	if (!nul)
-		return bad(err, at, "%s without its terminating NUL", what);
+		return kpgo_error_at(err, at, "%s without its terminating NUL", what);
 	/* From GCC 12 the length is exact; before, only padding may follow. */
 	if (c->byte_strings && (size_t)(nul - p) != bytes - 1)
-		return bad(err, at, "%s with a NUL inside", what);
+		return kpgo_error_at(err, at, "%s with a NUL inside", what);
 	*s = (const char *)p;
 	*slen = (size_t)(nul - p);
 	c->pos += bytes;
@@ -141,7 +124,7 @@ static int function_record(struct cursor *c, struct kpgo_gcno *g, struct counts 
 	if (c->end - c->pos >= 4)
 		read32(c, &f.end_line, "function record", err);
 	if (art > 1)
-		return bad(err, c->pos, "artificial flag %u is neither 0 nor 1", art);
+		return kpgo_error_at(err, c->pos, "artificial flag %u is neither 0 nor 1", art);
 	if (fill) {
 		f.ident = w[0];
 		f.lineno_checksum = w[1];
@@ -172,22 +155,22 @@ static int parse(const unsigned char *d, size_t len, struct kpgo_gcno *g, struct
 		return -EINVAL;
 	if (magic != KPGO_GCNO_MAGIC) {
 		if (magic == __builtin_bswap32(KPGO_GCNO_MAGIC)) {
-			bad(err, 0, "notes file of the other byte order");
+			kpgo_error_at(err, 0, "notes file of the other byte order");
 			return -EPROTONOSUPPORT;
 		}
-		return bad(err, 0, "not a .gcno file (magic 0x%08x)", magic);
+		return kpgo_error_at(err, 0, "not a .gcno file (magic 0x%08x)", magic);
 	}
 	if (read32(&c, &version, "header", err) || read32(&c, &stamp, "header", err))
 		return -EINVAL;
 	r = kpgo_gcc_version_decode(version, &v);
 	if (r == -EINVAL)
-		return bad(err, 4, "bad version stamp 0x%08x", version);
+		return kpgo_error_at(err, 4, "bad version stamp 0x%08x", version);
 	if (r || v.major < 11) {
 		char vs[5];
 
 		kpgo_gcc_version_str(version, vs);
-		bad(err, 4, "notes file of GCC %u.%u ('%s'): GCC 11 to 14 are read", v.major,
-		    v.minor, vs);
+		kpgo_error_at(err, 4, "notes file of GCC %u.%u ('%s'): GCC 11 to 14 are read",
+			      v.major, v.minor, vs);
 		return -EPROTONOSUPPORT;
 	}
 	c.byte_strings = v.byte_lengths;
@@ -209,7 +192,7 @@ static int parse(const unsigned char *d, size_t len, struct kpgo_gcno *g, struct
 		uint32_t tag, rawlen;
 
 		if (len - c.pos < 8)
-			return bad(err, rec, "truncated record header");
+			return kpgo_error_at(err, rec, "truncated record header");
 		tag = get32(d + c.pos);
 		rawlen = get32(d + c.pos + 4);
 		c.pos += 8;
@@ -217,14 +200,15 @@ static int parse(const unsigned char *d, size_t len, struct kpgo_gcno *g, struct
 			bytes = rawlen;
 		} else {
 			if (rawlen > (len - c.pos) / 4)
-				return bad(err, rec, "record length %u past the end of the file",
-					   rawlen);
+				return kpgo_error_at(err, rec,
+						     "record length %u past the end of the file",
+						     rawlen);
 			bytes = (size_t)rawlen * 4;
 		}
 		if (bytes > len - c.pos)
-			return bad(err, rec,
-				   "record length %u past the end of the file (%zu bytes left)",
-				   rawlen, len - c.pos);
+			return kpgo_error_at(err, rec,
+					     "record length %u past the end of the file (%zu bytes left)",
+					     rawlen, len - c.pos);
 		c.end = c.pos + bytes;
 		if (tag == KPGO_TAG_FUNCTION) {
 			r = function_record(&c, g, cnt, &used, err);

@@ -268,16 +268,8 @@ static ssize_t pick_fns(const struct kpgo_pdiff *d, enum pick p, size_t max, siz
 	for (i = 0; i < d->n_fns; i++)
 		if (picked(&d->fns[i], p))
 			idx[n++] = i;
-	qsort_r(idx, n, sizeof(*idx), p == PICK_GAINED || p == PICK_LOST ? cmp_delta : cmp_run_only,
-		(void *)d);
-	if (max && n > max)
-		n = max;
-	if (!n) {
-		free(idx);
-		return 0;
-	}
-	*out = idx;
-	return (ssize_t)n;
+	return kpgo_index_rank(idx, n, p == PICK_GAINED || p == PICK_LOST ? cmp_delta : cmp_run_only,
+			       (void *)d, max, out);
 }
 
 ssize_t kpgo_pdiff_movers(const struct kpgo_pdiff *d, bool gained, size_t max, size_t **out)
@@ -301,13 +293,5 @@ ssize_t kpgo_pdiff_group_movers(const struct kpgo_pdiff *d, size_t max, size_t *
 	for (i = 0; i < d->n_groups; i++)
 		if (d->groups[i].share_a > 0 || d->groups[i].share_b > 0)
 			idx[n++] = i;
-	qsort_r(idx, n, sizeof(*idx), cmp_group_delta, (void *)d);
-	if (max && n > max)
-		n = max;
-	if (!n) {
-		free(idx);
-		return 0;
-	}
-	*out = idx;
-	return (ssize_t)n;
+	return kpgo_index_rank(idx, n, cmp_group_delta, (void *)d, max, out);
 }

@@ -319,6 +319,23 @@ static struct kpgo_archive *archive_alloc(void)
 	return a;
 }
 
+/* Opens @a on its source and reads the manifest; closes @a on failure. */
+static int open_source(struct kpgo_archive **ap, struct kpgo_archive *a, struct kpgo_error *err)
+{
+	int r;
+
+	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) != ARCHIVE_OK)
+		r = ar_fail(a, err, "cannot open");
+	else
+		r = finish_open(a, err);
+	if (r) {
+		kpgo_archive_close(a);
+		return r;
+	}
+	*ap = a;
+	return 0;
+}
+
 int kpgo_archive_open(struct kpgo_archive **ap, const char *path, struct kpgo_error *err)
 {
 	struct kpgo_archive *a = archive_alloc();
@@ -333,43 +350,20 @@ int kpgo_archive_open(struct kpgo_archive **ap, const char *path, struct kpgo_er
 		kpgo_archive_close(a);
 		return r;
 	}
-	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) != ARCHIVE_OK) {
-		r = ar_fail(a, err, "cannot open");
-		kpgo_archive_close(a);
-		return r;
-	}
-	r = finish_open(a, err);
-	if (r) {
-		kpgo_archive_close(a);
-		return r;
-	}
-	*ap = a;
-	return 0;
+	return open_source(ap, a, err);
 }
 
 int kpgo_archive_open_memory(struct kpgo_archive **ap, const void *buf, size_t len,
 			     struct kpgo_error *err)
 {
 	struct kpgo_archive *a = archive_alloc();
-	int r;
 
 	*ap = NULL;
 	if (!a)
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	a->src.mem = buf;
 	a->src.mem_len = len;
-	if (archive_read_open2(a->ar, &a->src, NULL, source_read, NULL, source_close) != ARCHIVE_OK) {
-		r = ar_fail(a, err, "cannot open");
-		kpgo_archive_close(a);
-		return r;
-	}
-	r = finish_open(a, err);
-	if (r) {
-		kpgo_archive_close(a);
-		return r;
-	}
-	*ap = a;
-	return 0;
+	return open_source(ap, a, err);
 }
 
 const struct kpgo_manifest *kpgo_archive_manifest(const struct kpgo_archive *a)

@@ -476,19 +476,11 @@ static ssize_t hottest(const struct kpgo_pstat *ps, enum rank_kind kind, size_t 
 		if (c)
 			idx[n++] = i;
 	}
-	qsort_r(idx, n, sizeof(*idx),
-		kind == RANK_FNS  ? cmp_fn :
-		kind == RANK_OBJS ? cmp_obj :
-				    cmp_group,
-		(void *)ps);
-	if (max && n > max)
-		n = max;
-	if (!n) {
-		free(idx);
-		return 0;
-	}
-	*out = idx;
-	return (ssize_t)n;
+	if (kind == RANK_FNS)
+		return kpgo_index_rank(idx, n, cmp_fn, (void *)ps, max, out);
+	if (kind == RANK_OBJS)
+		return kpgo_index_rank(idx, n, cmp_obj, (void *)ps, max, out);
+	return kpgo_index_rank(idx, n, cmp_group, (void *)ps, max, out);
 }
 
 ssize_t kpgo_pstat_hottest_fns(const struct kpgo_pstat *ps, size_t max, size_t **out)

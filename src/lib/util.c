@@ -23,6 +23,35 @@ int kpgo_error_set(struct kpgo_error *err, int errnum, const char *fmt, ...)
 	return errnum;
 }
 
+int kpgo_error_at(struct kpgo_error *err, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+		n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, " at offset %zu", off);
+	}
+	return -EINVAL;
+}
+
+ssize_t kpgo_index_rank(size_t *idx, size_t n, int (*cmp)(const void *, const void *, void *),
+			void *arg, size_t max, size_t **out)
+{
+	qsort_r(idx, n, sizeof(*idx), cmp, arg);
+	if (max && n > max)
+		n = max;
+	if (!n) {
+		free(idx);
+		idx = NULL;
+	}
+	*out = idx;
+	return (ssize_t)n;
+}
+
 void kpgo_error_prefix(struct kpgo_error *err, const char *fmt, ...)
 {
 	char old[sizeof(err->msg)];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "strbuf.h"
 #include "banned.h"
@@ -26,9 +27,24 @@ struct kpgo_error {
 /* Fills @err (if not NULL) and returns @errnum (a negative errno). */
 int kpgo_error_set(struct kpgo_error *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Fills @err (if not NULL) with the message and " at offset @off", as the
+ * parsers of binary formats report a bad byte; returns -EINVAL.
+ */
+int kpgo_error_at(struct kpgo_error *err, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Puts "PREFIX: " in front of the message already in @err. */
 void kpgo_error_prefix(struct kpgo_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The ranking of a list: sorts the @n indices @idx (from calloc()) with @cmp
+ * (qsort_r()'s, given @arg) and hands the first @max of them (0: all) to
+ * *@out, or frees @idx and hands out NULL when there are none. Returns how
+ * many.
+ */
+ssize_t kpgo_index_rank(size_t *idx, size_t n, int (*cmp)(const void *, const void *, void *),
+			void *arg, size_t max, size_t **out);
 
 static inline void freep(void *p)
 {

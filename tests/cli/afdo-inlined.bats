@@ -46,13 +46,6 @@ C
         -o "$W/p.kpgo"
 }
 
-need_llvm() {
-    local t
-    for t in "$@"; do
-        command -v "$t" >/dev/null || skip "$t is not installed (tests/install-deps.sh)"
-    done
-}
-
 @test "-v and --summary break the lines in no function down by cause" {
     run kpgo afdo -v --summary "$W/s.json" -o "$W/out.txt" "$W/p.kpgo"
     assert_success
@@ -98,7 +91,7 @@ print(c["lines"], c["samples"], c["header_samples"], d["inlined"], d["recovered_
 }
 
 @test "clang puts the inlined function's counts on its branch in main, and not without --inlined" {
-    need_llvm llvm-profdata-16 clang-16
+    need_tools llvm-profdata-16 clang-16
     kpgo afdo -q --inlined -o "$W/in.txt" "$W/p.kpgo"
     kpgo afdo -q -o "$W/flat.txt" "$W/p.kpgo"
     local v

@@ -108,13 +108,6 @@ setup() {
         -o "$W/p.kpgo"
 }
 
-need_llvm() {
-    local t
-    for t in "$@"; do
-        command -v "$t" >/dev/null || skip "$t is not installed (tests/install-deps.sh)"
-    done
-}
-
 # fake_gcov NAME BODY: a gcov stand-in in $W/bin/NAME, whose --version says
 # GCC 12.2.0 unless BODY handles it first; the real gcov-12 is "$REAL".
 fake_gcov() {
@@ -276,7 +269,7 @@ print(d["functions"], d["lines"], d["objects"], d["profile_objects"], d["ambiguo
 }
 
 @test "llvm-profdata-16 reads the text profile" {
-    need_llvm llvm-profdata-16
+    need_tools llvm-profdata-16
     kpgo afdo -q -o "$W/out.txt" "$W/p.kpgo"
     run llvm-profdata-16 merge --sample "$W/out.txt" -o "$W/prof.afdo"
     assert_success
@@ -296,7 +289,7 @@ prof_of() {
 }
 
 @test "clang-16 puts the converted counts on the program's branches, and nothing without them" {
-    need_llvm llvm-profdata-16 clang-16
+    need_tools llvm-profdata-16 clang-16
     kpgo afdo -q -o "$W/out.txt" "$W/p.kpgo"
     llvm-profdata-16 merge --sample "$W/out.txt" -o "$W/prof.afdo"
     cd "$B"
@@ -329,7 +322,7 @@ prof_of() {
 }
 
 @test "a ThinLTO link with --lto-sample-profile applies the profile at link time" {
-    need_llvm llvm-profdata-16 clang-16 ld.lld-16 llvm-dis-16
+    need_tools llvm-profdata-16 clang-16 ld.lld-16 llvm-dis-16
     kpgo afdo -q -o "$W/out.txt" "$W/p.kpgo"
     llvm-profdata-16 merge --sample "$W/out.txt" -o "$W/prof.afdo"
     # Compiled with a profile that knows none of the program's functions:

@@ -12,6 +12,14 @@ kpgo() {
     "$KPGO" "$@"
 }
 
+# need_tools CMD...: skips the test unless each CMD is installed.
+need_tools() {
+    local t
+    for t in "$@"; do
+        command -v "$t" >/dev/null || skip "$t is not installed (tests/install-deps.sh)"
+    done
+}
+
 # skip_if_sanitized WHY: skips the test when $KPGO is built with sanitizers
 # (make check-sanitize: the Makefile's cli target sets KPGO_SANITIZED to
 # SANITIZE's list, empty for the normal build), saying WHY it cannot run so.

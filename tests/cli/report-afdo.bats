@@ -11,6 +11,7 @@
 # shellcheck disable=SC2030,SC2031
 
 load helpers
+load report-lib
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -198,21 +199,6 @@ kpgo: warning: 3 lines of '$W/build.log' that look like clang's coverage warning
     run kpgo report -q --afdo "$W/p.txt" -t "$OBJ" -l "$W/build.log" -o "$W/report"
     assert_success
     assert_output ""
-}
-
-# A run that must fail with exit 1, one line matching $1, and leave the old
-# report (and nothing else) in $W/out.
-refused() {
-    local want=$1
-    shift
-    mkdir -p "$W/out"
-    echo "the old report" >"$W/out/report"
-    run kpgo report "$@" -o "$W/out/report"
-    assert_failure 1
-    [ "${#lines[@]}" -eq 1 ] || { echo "$output"; false; }
-    assert_output --regexp "^kpgo: $want"
-    [ "$(cat "$W/out/report")" = "the old report" ]
-    [ "$(ls -A "$W/out")" = report ]
 }
 
 @test "a missing or malformed profile is refused with its line, nothing written" {
@@ -467,10 +453,7 @@ C
 }
 
 @test "clang-16 gives a profile to another static function of its name: --defs says so" {
-    local t
-    for t in clang-16 gcc-12 gcov-12; do
-        command -v "$t" >/dev/null || skip "$t is not installed (tests/install-deps.sh)"
-    done
+    need_tools clang-16 gcc-12 gcov-12
     # Physical paths: gcov reports the directory GCC ran in.
     P=$(cd "$W" && pwd -P)
     B=$P/src

@@ -6,6 +6,7 @@
 # shellcheck disable=SC2030,SC2031
 
 load helpers
+load report-lib
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -338,21 +339,6 @@ PY
     grep -qx 'profile functions dropped (control flow or counters changed): 1' "$W/report"
     grep -qx 'other profile warnings: 0' "$W/report"
     grep -qx $'main.o\tmain.c:3:5\tmain' "$W/report"
-}
-
-# A run that must fail with exit 1, one line matching $1, and leave the old
-# report (and nothing else) in $W/out.
-refused() {
-    local want=$1
-    shift
-    mkdir -p "$W/out"
-    echo "the old report" >"$W/out/report"
-    run kpgo report "$@" -o "$W/out/report"
-    assert_failure 1
-    [ "${#lines[@]}" -eq 1 ] || { echo "$output"; false; }
-    assert_output --regexp "^kpgo: $want"
-    [ "$(cat "$W/out/report")" = "the old report" ]
-    [ "$(ls -A "$W/out")" = report ]
 }
 
 @test "a missing, truncated or garbage profile is refused with one line, nothing written" {

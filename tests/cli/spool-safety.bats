@@ -5,6 +5,7 @@
 # shellcheck disable=SC2030,SC2031 # each test runs in its own subshell
 
 load helpers
+load spool-lib
 
 bats_require_minimum_version 1.5.0
 
@@ -13,12 +14,7 @@ setup_file() {
 }
 
 setup() {
-    W=$BATS_TEST_TMPDIR
-    SPOOL=$W/spool
-    export KPGO_SETTINGS=$W/kpgo.conf KPGO_STATE_DIR=$W
-    settings
-    cp -a "$BATS_FILE_TMPDIR/gcov" "$W/gcov"
-    : >"$W/gcov/reset"
+    spool_setup
 }
 
 settings() {

@@ -6,6 +6,7 @@
 # shellcheck disable=SC2030,SC2031 # each test runs in its own subshell; setup() sets SPOOL anew
 
 load helpers
+load spool-lib
 
 bats_require_minimum_version 1.5.0
 
@@ -14,12 +15,7 @@ setup_file() {
 }
 
 setup() {
-    W=$BATS_TEST_TMPDIR
-    SPOOL=$W/spool
-    export KPGO_SETTINGS=$W/kpgo.conf KPGO_STATE_DIR=$W
-    printf 'KPGO_SPOOL_DIR=%s\nKPGO_WORKLOAD=redis\n' "$SPOOL" >"$KPGO_SETTINGS"
-    cp -a "$BATS_FILE_TMPDIR/gcov" "$W/gcov"
-    : >"$W/gcov/reset"
+    spool_setup
 }
 
 teardown() {

@@ -5,6 +5,7 @@
 # shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
 
 load helpers
+load store-lib
 
 bats_require_minimum_version 1.5.0
 
@@ -19,15 +20,6 @@ setup() {
     profile "$W/b.kpgo" 6.1.0-17 aa17 b
     a=$(sha "$W/a.kpgo") b=$(sha "$W/b.kpgo")
     kpgo store add -q "$W/a.kpgo" "$W/b.kpgo" >/dev/null
-}
-
-profile() {
-    kpgo collect -q --gcov-dir "$BATS_FILE_TMPDIR/gcov" --kernel-release "$2" \
-        --build-id "${3:-00}" --workload "${4:-test}" -o "$1"
-}
-
-sha() {
-    sha256sum "$1" | cut -d' ' -f1
 }
 
 obj() {

@@ -8,6 +8,7 @@
 # shellcheck disable=SC2030,SC2031 # each test sets KPGO_STORE for itself
 
 load helpers
+load store-lib
 
 bats_require_minimum_version 1.5.0
 
@@ -24,8 +25,7 @@ setup() {
 # collected at WINDOW_END, added to the store; its object path on stdout.
 stored() {
     local f=$W/$1.$2.kpgo
-    kpgo collect -q --gcov-dir "$BATS_FILE_TMPDIR/gcov" --kernel-release "$1" \
-        --build-id 00 --workload "${3:-test}" -o "$W/raw.kpgo"
+    profile "$W/raw.kpgo" "$1" 00 "${3:-test}"
     with_manifest "$W/raw.kpgo" "$f" "WINDOW_END=$2"
     kpgo store add -q "$f" >/dev/null
     sha=$(sha256sum "$f" | cut -d' ' -f1)

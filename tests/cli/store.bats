@@ -4,6 +4,7 @@
 # shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
 
 load helpers
+load store-lib
 
 bats_require_minimum_version 1.5.0
 
@@ -16,16 +17,6 @@ setup_file() {
 setup() {
     W=$BATS_TEST_TMPDIR
     export KPGO_STORE=$W/store
-}
-
-# profile OUT RELEASE [BUILD_ID] [WORKLOAD]: a real profile of that kernel.
-profile() {
-    kpgo collect -q --gcov-dir "$BATS_FILE_TMPDIR/gcov" --kernel-release "$2" \
-        --build-id "${3:-00}" --workload "${4:-test}" -o "$1"
-}
-
-sha() {
-    sha256sum "$1" | cut -d' ' -f1
 }
 
 gcov_version() {

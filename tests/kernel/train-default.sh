@@ -29,11 +29,8 @@ here=$(dirname "$(readlink -f "$0")")
 top=$(cd "$here/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=qemu.bash
 . "$here/qemu.bash"
-
-die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-	exit 1
-}
+# shellcheck source-path=SCRIPTDIR source=train-lib.bash
+. "$here/train-lib.bash"
 
 obj='' out='' kpgo=${KPGO:-$top/build/kpgo} bench=${KPGO_BENCH_BIN:-$top/build/bench}
 workload=default-train mix=train,system secs=1800 keep=''
@@ -63,23 +60,12 @@ if [ -n "${KPGO_TRAIN_SCALE:-}" ]; then
 	scale=$(awk -v s="$KPGO_TRAIN_SCALE" 'BEGIN { printf "%d", s * 1000 + 0.5 }')
 	[ "$scale" -ge 1 ] || die "bad KPGO_TRAIN_SCALE '$KPGO_TRAIN_SCALE'"
 fi
-obj=$(readlink -f "$obj")
-kernel=$obj/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "'$obj' has no arch/x86/boot/bzImage"
-grep -qx 'CONFIG_GCOV_KERNEL=y' "$obj/.config" || die "'$obj' is not an instrumented (pgo-instr) tree"
+train_objtree "$obj"
 command -v qemu-system-x86_64 >/dev/null || die "'qemu-system-x86_64' not found (tests/install-deps.sh installs it)"
 [ -x "$kpgo" ] || die "no kpgo at '$kpgo' (make)"
-build_id=$(readelf -n "$obj/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
-[ -n "$build_id" ] || die "vmlinux has no GNU build id"
+train_build_id
 
-w=$(mktemp -d "${TMPDIR:-/tmp}/kpgo-train.XXXXXX")
-cleanup() {
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -a "$w/." "$keep/"
-	fi
-	rm -rf "$w"
-}
-trap cleanup EXIT
+train_workdir
 mkdir -p "$w/share"
 
 disk=$("$top/tests/bench/guest-image.sh" --out "$top/build/bench-kernel" --kpgo "$kpgo" \

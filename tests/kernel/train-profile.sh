@@ -23,11 +23,8 @@ prog=train-profile.sh
 here=$(dirname "$(readlink -f "$0")")
 # shellcheck source-path=SCRIPTDIR source=qemu.bash
 . "$here/qemu.bash"
-
-die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-	exit 1
-}
+# shellcheck source-path=SCRIPTDIR source=train-lib.bash
+. "$here/train-lib.bash"
 
 obj='' out='' kpgo=${KPGO:-$here/../../build/kpgo} workload=small-train secs=600 keep=''
 init=$here/init-train
@@ -46,24 +43,14 @@ done
 if [ -z "$obj" ] || [ -z "$out" ]; then
 	die "--objtree and -o are required"
 fi
-obj=$(readlink -f "$obj")
-kernel=$obj/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "'$obj' has no arch/x86/boot/bzImage"
-grep -qx 'CONFIG_GCOV_KERNEL=y' "$obj/.config" || die "'$obj' is not an instrumented (pgo-instr) tree"
+train_objtree "$obj"
 for t in qemu-system-x86_64 cpio mkfs.ext4 busybox; do
 	command -v "$t" >/dev/null || die "'$t' not found (tests/install-deps.sh installs it)"
 done
 busybox=$(command -v busybox)
 file -L "$busybox" | grep -q 'statically linked' || die "'$busybox' is not static (install busybox-static)"
 
-w=$(mktemp -d "${TMPDIR:-/tmp}/kpgo-train.XXXXXX")
-cleanup() {
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -a "$w/." "$keep/"
-	fi
-	rm -rf "$w"
-}
-trap cleanup EXIT
+train_workdir
 
 # The initramfs: busybox, the init, the flavour's modules.
 mkdir -p "$w/root"/{bin,proc,sys,dev,tmp,mnt,disk,mod} "$w/share"
@@ -93,8 +80,7 @@ printf '%s: guest ran %ss\n' "$prog" $((SECONDS - start)) >&2
 mkdir "$w/gcov"
 tar -xf "$w/share/gcov.tar" -C "$w" --no-same-owner
 release=$(sed -n 's/^KPGO: release //p' "$w/console.log" | tr -d '\r')
-build_id=$(readelf -n "$obj/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
-[ -n "$build_id" ] || die "vmlinux has no GNU build id"
+train_build_id
 "$kpgo" collect --gcov-dir "$w/gcov" --kernel-release "$release" --build-id "$build_id" \
 	--workload "$workload" -o "$out"
 "$kpgo" info "$out" | head -20
