@@ -74,6 +74,7 @@ struct kpgo_gcda {
 	struct kpgo_gcda_fn *fns;
 	size_t n_ctrs;
 	uint64_t *ctrs;
+	size_t fns_alloc, ctrs_alloc; /* capacities, while merged into; 0: as read */
 };
 
 /**

@@ -11,24 +11,17 @@
 static int append_fn(struct kpgo_gcda *acc, const struct kpgo_gcda *src,
 		     const struct kpgo_gcda_fn *f, uint64_t w)
 {
-	struct kpgo_gcda_fn *nf;
-	uint64_t *nc;
 	uint32_t i;
 
 	if (acc->n_ctrs + f->n_arcs > KPGO_GCDA_MAX_COUNTERS)
 		return -E2BIG;
-	nf = realloc(acc->fns, (acc->n_fns + 1) * sizeof(*nf));
-	if (!nf)
+	if (KPGO_ALLOC_GROW(acc->fns, acc->n_fns + 1, acc->fns_alloc) ||
+	    KPGO_ALLOC_GROW(acc->ctrs, acc->n_ctrs + f->n_arcs + 1, acc->ctrs_alloc))
 		return -ENOMEM;
-	acc->fns = nf;
-	nc = realloc(acc->ctrs, (acc->n_ctrs + f->n_arcs + 1) * sizeof(*nc));
-	if (!nc)
-		return -ENOMEM;
-	acc->ctrs = nc;
-	nf[acc->n_fns] = *f;
-	nf[acc->n_fns].arcs = acc->n_ctrs;
+	acc->fns[acc->n_fns] = *f;
+	acc->fns[acc->n_fns].arcs = acc->n_ctrs;
 	for (i = 0; i < f->n_arcs; i++)
-		nc[acc->n_ctrs + i] = kpgo_sat_mul(src->ctrs[f->arcs + i], w);
+		acc->ctrs[acc->n_ctrs + i] = kpgo_sat_mul(src->ctrs[f->arcs + i], w);
 	acc->n_fns++;
 	acc->n_ctrs += f->n_arcs;
 	return 0;

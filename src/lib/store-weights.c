@@ -78,16 +78,10 @@ int kpgo_weights_parse(struct kpgo_weights *w, const char *name, const char *tex
 		for (i = 0; i < w->labels.n; i++)
 			if (!strcmp(w->labels.items[i], label))
 				goto twice;
-		{
-			uint64_t *nw = realloc(w->w, (w->labels.n + 1) * sizeof(*nw));
-
-			if (!nw)
-				return kpgo_error_set(err, -ENOMEM, "out of memory");
-			w->w = nw;
-			if (kpgo_strlist_add(&w->labels, label))
-				return kpgo_error_set(err, -ENOMEM, "out of memory");
-			w->w[w->labels.n - 1] = v;
-		}
+		if (KPGO_ALLOC_GROW(w->w, w->labels.n + 1, w->w_alloc) ||
+		    kpgo_strlist_add(&w->labels, label))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+		w->w[w->labels.n - 1] = v;
 	next:
 		p = eol < end ? eol + 1 : end;
 		continue;

@@ -244,6 +244,7 @@ int kpgo_store_gc(struct kpgo_store *s, unsigned keep, bool dry_run,
 struct kpgo_weights {
 	struct kpgo_strlist labels;
 	uint64_t *w;
+	size_t w_alloc;
 	uint64_t other;
 };
 

@@ -138,7 +138,8 @@ bool kpgo_label_okn(const char *s, size_t n);
 
 /**
  * KPGO_ALLOC_GROW() - make room for @nr items in the array @x
- * @x: the array (NULL while @alloc is 0); reallocated when it is too small
+ * @x: the array (NULL, or while @alloc is 0 a malloc'd array of exactly the
+ *     items in use); reallocated when it is too small, its items kept
  * @nr: how many items it must hold
  * @alloc: its capacity in items, updated with it
  *
