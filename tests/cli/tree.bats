@@ -139,3 +139,41 @@ vmlinux bytes: $(stat -c %s "$O/vmlinux")"
     assert_success
     assert_line --partial "usage: kpgo tree check"
 }
+
+@test "flags --specs-dir: what ccache compiles uncached goes to a specs file named by its text" {
+    d=$W/ccache/kpgo-specs
+    run kpgo flags --specs-dir "$d"
+    assert_success
+    text=$'*cc1_options:\n+ -fprofile-partial-training'
+    name=$(printf '%s' "$text" | sha256sum | cut -c1-16).specs
+    assert_output "-fprofile-use -fprofile-correction -Wno-error=coverage-mismatch -Wno-error=missing-profile -specs=$d/$name"
+    [ "$(cat "$d/$name")" = "$text" ]
+    [ "$(wc -c <"$d/$name")" -eq $((${#text} + 2)) ] # and a blank line
+    # written once: ccache hashes the file's mtime
+    touch -d @1000000000 "$d/$name"
+    run kpgo flags --specs-dir "$d" --make
+    assert_output "KCFLAGS=-fprofile-use -fprofile-correction -Wno-error=coverage-mismatch -Wno-error=missing-profile -specs=$d/$name"
+    [ "$(stat -c %Y "$d/$name")" = 1000000000 ]
+    # the kernel's CFLAGS_GCOV through the same rule; flags without such options unchanged
+    run kpgo flags --specs-dir "$d" --rewrite "-fprofile-arcs -ftest-coverage -fprofile-update=prefer-atomic"
+    assert_success
+    gname=$(printf '%s' $'*cc1_options:\n+ -fprofile-update=prefer-atomic' | sha256sum | cut -c1-16).specs
+    assert_output "-fprofile-arcs -ftest-coverage -specs=$d/$gname"
+    run kpgo flags --specs-dir "$d" --rewrite=-O3
+    assert_output "-O3"
+    run kpgo flags --specs-dir "$d" --rewrite ""
+    assert_output ""
+    run kpgo flags --compiler clang --sample-profile /b/kpgo.afdo --specs-dir "$d"
+    assert_output "$(kpgo flags --compiler clang --sample-profile /b/kpgo.afdo)"
+    # a directory that cannot be made: a warning, the flags unchanged
+    : >"$W/file"
+    run --separate-stderr kpgo flags --specs-dir "$W/file/x"
+    assert_success
+    assert_output "$(kpgo flags)"
+    assert_equal "$stderr" "kpgo: warning: cannot write the specs file '$W/file/x/$name': Not a directory; the flags unchanged"
+    for args in "--rewrite -O3" "--specs-dir $d --rewrite -O3 --ld" "--specs-dir $d --rewrite -O3 --json"; do
+        read -ra words <<<"$args"
+        run kpgo flags "${words[@]}"
+        assert_failure 2
+    done
+}
