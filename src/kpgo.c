@@ -28,6 +28,7 @@ static const struct subcommand commands[] = {
 	{ "spool", cmd_spool, "on a machine: collect into the spool, upload, prune" },
 	{ "plan", cmd_plan, "what a kernel package build makes: releases, versions, profile" },
 	{ "kconfig", cmd_kconfig, "check a kernel's .config: fragments, key files, flavour" },
+	{ "tree", cmd_tree, "check a built kernel tree against its flavour; its report" },
 };
 
 static void usage(FILE *f)

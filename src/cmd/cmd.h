@@ -31,6 +31,7 @@ int cmd_spool(int argc, char **argv);
 int cmd_afdo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_kconfig(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
 
 /* --- kpgo store, shared by src/cmd/store*.c ---------------------------- */
 

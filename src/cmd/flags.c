@@ -13,8 +13,10 @@
 
 static const char usage_text[] =
 	"usage: kpgo flags [--compiler gcc] [--profile-dir DIR] [--no-partial-training]\n"
+	"                  [--specs-dir DIR] [--make | --ld | --json]\n"
+	"   or: kpgo flags --compiler clang --sample-profile FILE [--specs-dir DIR]\n"
 	"                  [--make | --ld | --json]\n"
-	"   or: kpgo flags --compiler clang --sample-profile FILE [--make | --ld | --json]\n"
+	"   or: kpgo flags --specs-dir DIR --rewrite FLAGS [--make]\n"
 	"\n"
 	"Prints the compiler flags of a build that uses a profile, on one line.\n"
 	"GCC, with a staged profile:\n"
@@ -44,7 +46,35 @@ static const char usage_text[] =
 	"\n"
 	"  --make   print KCFLAGS=... for a kernel make command line\n"
 	"  --ld     print the linker flags instead (none for GCC: an empty line)\n"
-	"  --json   print both, as {\"compiler\", \"cflags\", \"ldflags\"}\n";
+	"  --json   print both, as {\"compiler\", \"cflags\", \"ldflags\"}\n"
+	"\n"
+	"  --specs-dir DIR  for a build through ccache: the options ccache (4.7)\n"
+	"                   compiles uncached, -fprofile-partial-training and\n"
+	"                   -fprofile-update=*, go to cc1 through a specs file\n"
+	"                   instead (-specs=DIR/HASH.specs at the end), named by its\n"
+	"                   content and written once, so that ccache hits; the\n"
+	"                   objects are the same. DIR: in ccache's cache directory\n"
+	"  --rewrite FLAGS  print FLAGS (e.g. the kernel's CFLAGS_GCOV) so rewritten,\n"
+	"                   not the flags of a profile\n";
+
+/* @flags with the options ccache compiles uncached in a specs file of @dir. */
+static int for_ccache(const char *dir, struct strbuf *flags)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct kpgo_error err;
+	int r = kpgo_ccache_specs(flags->buf, dir, &out, &err);
+
+	if (r == -ENOMEM) {
+		strbuf_release(&out);
+		return error("out of memory");
+	}
+	/* still correct: ccache compiles those objects uncached */
+	if (r)
+		warning("%s; the flags unchanged", err.msg);
+	strbuf_release(flags);
+	*flags = out;
+	return 0;
+}
 
 int cmd_flags(int argc, char **argv)
 {
@@ -55,7 +85,9 @@ int cmd_flags(int argc, char **argv)
 		OPT_MAKE,
 		OPT_SAMPLE,
 		OPT_LD,
-		OPT_JSON
+		OPT_JSON,
+		OPT_SPECS_DIR,
+		OPT_REWRITE
 	};
 	static const struct option opts[] = {
 		{ "profile-dir", required_argument, NULL, 'p' },
@@ -66,12 +98,14 @@ int cmd_flags(int argc, char **argv)
 		{ "make", no_argument, NULL, OPT_MAKE },
 		{ "ld", no_argument, NULL, OPT_LD },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "specs-dir", required_argument, NULL, OPT_SPECS_DIR },
+		{ "rewrite", required_argument, NULL, OPT_REWRITE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kpgo_flags_opts o = { .compiler = KPGO_COMPILER_GCC };
 	struct strbuf cflags = STRBUF_INIT, ldflags = STRBUF_INIT, sb = STRBUF_INIT;
-	const char *compiler = "gcc";
+	const char *compiler = "gcc", *specs_dir = NULL, *rewrite = NULL;
 	bool make = false, ld = false, json = false;
 	int partial = -1; /* -1: the compiler's default (GCC: on) */
 	struct kpgo_json_writer w;
@@ -88,6 +122,8 @@ int cmd_flags(int argc, char **argv)
 		case OPT_MAKE: make = true; break;
 		case OPT_LD: ld = true; break;
 		case OPT_JSON: json = true; break;
+		case OPT_SPECS_DIR: specs_dir = optarg; break;
+		case OPT_REWRITE: rewrite = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return usage_error("flags", "bad option");
 		}
@@ -104,10 +140,18 @@ int cmd_flags(int argc, char **argv)
 	o.partial_training = partial < 0 ? o.compiler == KPGO_COMPILER_GCC : partial;
 	if (make + ld + json > 1)
 		return usage_error("flags", "--make, --ld and --json exclude each other");
-	c = kpgo_flags(&o, &cflags, &ldflags, &err);
+	if (rewrite && (!specs_dir || ld || json))
+		return usage_error("flags", "--rewrite needs --specs-dir, and prints compiler flags "
+					    "only (not --ld or --json)");
+	c = rewrite ? strbuf_addstr(&cflags, rewrite) : kpgo_flags(&o, &cflags, &ldflags, &err);
 	if (c) {
-		ret = c == -ENOMEM ? error("%s", err.msg) : usage_error("flags", "%s", err.msg);
+		ret = c == -ENOMEM ? error("out of memory") : usage_error("flags", "%s", err.msg);
 		goto out;
+	}
+	if (specs_dir) {
+		ret = for_ccache(specs_dir, &cflags);
+		if (ret)
+			goto out;
 	}
 	if (json) {
 		kpgo_jw_init(&w, &sb);

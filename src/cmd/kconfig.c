@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "kconfig-gen.h"
 #include "kconfig.h"
 #include "toolchain.h"
 
 static const char usage_text[] =
 	"usage: kpgo kconfig check --config FILE [--src DIR] [--flavour F]\n"
 	"                          [--compiler gcc|clang] [--module-sig] [-q] [FRAGMENT...]\n"
+	"   or: kpgo kconfig fragments --dir DIR [--localversion S] [--signing-key FILE]\n"
+	"                              [--debug-info]\n"
 	"\n"
 	"Checks a kernel's final .config (FILE, in the build directory) and says\n"
 	"each problem on a line of its own:\n"
@@ -42,7 +45,17 @@ static const char usage_text[] =
 	"  -q, --quiet           do not say which fragment symbols were left out\n"
 	"\n"
 	"Exit status: 0 the config is as asked, 1 it is not (or cannot be read),\n"
-	"2 usage error.\n";
+	"2 usage error.\n"
+	"\n"
+	"kpgo kconfig fragments writes the fragments a build generates from its\n"
+	"options into the build directory DIR (removing those of an earlier\n"
+	"configuration), to be merged after the flavour's, and prints their paths:\n"
+	"  --localversion S      kpgo-gen-release.config: CONFIG_LOCALVERSION=\"S\"\n"
+	"  --signing-key FILE    kpgo-gen-signing.config: the modules signed with\n"
+	"                        FILE (SHA-256, at install); FILE must be a PEM file\n"
+	"                        with the private key and its X.509 certificate, its\n"
+	"                        absolute path a config string as it is\n"
+	"  --debug-info          kpgo-gen-debug.config: DWARF, as the toolchain defaults\n";
 
 struct check {
 	const char *flavour;
@@ -192,8 +205,58 @@ out:
 	return ret;
 }
 
+static int kconfig_fragments(int argc, char **argv)
+{
+	enum { OPT_DIR = 256, OPT_LOCALVERSION, OPT_SIGNING_KEY, OPT_DEBUG_INFO };
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "localversion", required_argument, NULL, OPT_LOCALVERSION },
+		{ "signing-key", required_argument, NULL, OPT_SIGNING_KEY },
+		{ "debug-info", no_argument, NULL, OPT_DEBUG_INFO },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kpgo_strlist written = { 0 };
+	struct kpgo_kconfig_gen g = { 0 };
+	const char *dir = NULL, *key = NULL;
+	struct kpgo_error err;
+	char *abs = NULL;
+	size_t i;
+	int c, ret = 1;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DIR: dir = optarg; break;
+		case OPT_LOCALVERSION: g.localversion = optarg; break;
+		case OPT_SIGNING_KEY: key = optarg; break;
+		case OPT_DEBUG_INFO: g.debug_info = true; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return usage_error("kconfig fragments", "bad option");
+		}
+	}
+	if (optind != argc)
+		return usage_error("kconfig fragments", "unexpected argument '%s'", argv[optind]);
+	if (!dir)
+		return usage_error("kconfig fragments", "--dir DIR is required");
+	if (key && kpgo_signing_key_check(key, &abs, &err))
+		return error("%s", err.msg);
+	g.signing_key = abs;
+	if (kpgo_kconfig_gen_write(&g, dir, &written, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	for (i = 0; i < written.n; i++)
+		printf("%s\n", written.items[i]);
+	ret = 0;
+out:
+	free(abs);
+	kpgo_strlist_clear(&written);
+	return ret;
+}
+
 static const struct subcommand_entry subcommands[] = {
 	{ "check", kconfig_check },
+	{ "fragments", kconfig_fragments },
 };
 
 int cmd_kconfig(int argc, char **argv)

@@ -39,4 +39,26 @@ typedef int (*kpgo_elf_function_fn)(void *ctx, const char *name, enum kpgo_elf_b
  */
 int kpgo_elf_functions(const void *data, size_t len, kpgo_elf_function_fn fn, void *ctx);
 
+/*
+ * One symbol as `nm` lists it: @name is @len bytes, not terminated. A
+ * non-zero return stops the walk.
+ */
+typedef int (*kpgo_elf_symbol_fn)(void *ctx, const char *name, size_t len);
+
+/*
+ * Calls @fn for every symbol `nm` lists of the ELF image @data: the symbol
+ * table's entries, defined or not, but for the null one and for section
+ * and file symbols (which nm shows only with -a), in table order. Returns
+ * 0 (an image without a symbol table has no symbols, as nm says), @fn's
+ * non-zero return, or -EINVAL for an image that is not one we read.
+ */
+int kpgo_elf_symbols(const void *data, size_t len, kpgo_elf_symbol_fn fn, void *ctx);
+
+/*
+ * The contents of the section named @name of the ELF image @data, in
+ * @data: 0, -ENOENT when it has no such section, -EINVAL for an image (or
+ * a section) that is not one we read.
+ */
+int kpgo_elf_section(const void *data, size_t len, const char *name, const void **sec, size_t *size);
+
 #endif

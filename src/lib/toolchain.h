@@ -68,4 +68,39 @@ int kpgo_flags(const struct kpgo_flags_opts *o, struct strbuf *cflags, struct st
  */
 int kpgo_compiler_gcov_version(const char *cc, uint32_t *stamp);
 
+/**
+ * kpgo_ccache_split() - the options of @flags that ccache 4.7 compiles uncached
+ * @kept: appended: " @flags " with the first " WORD " of each such word
+ *	made " " (the blanks of @flags otherwise kept)
+ * @specs: appended: a specs file's text that gives them to cc1,
+ *	"*cc1_options:\n+ WORD..." (no final newline); nothing when none
+ *
+ * The options: -fprofile-partial-training and -fprofile-update=*. Words
+ * are separated by blanks, tabs or newlines. Returns how many words moved,
+ * or -ENOMEM.
+ */
+int kpgo_ccache_split(const char *flags, struct strbuf *kept, struct strbuf *specs);
+
+/*
+ * The name of the specs file of the text @specs (kpgo_ccache_split()): the
+ * first 16 hex digits of its SHA-256, ".specs". 0 or -ENOMEM.
+ */
+int kpgo_ccache_specs_name(const struct strbuf *specs, char name[24]);
+
+/**
+ * kpgo_ccache_specs() - @flags as ccache caches them
+ * @dir: the directory of the specs files (in ccache's cache directory),
+ *	made when missing
+ * @out: appended: @flags with the options kpgo_ccache_split() finds taken
+ *	out and -specs=@dir/NAME.specs at the end, NAME from
+ *	kpgo_ccache_specs_name(); @flags unchanged when it has none of them
+ *
+ * The specs file (its text and a blank line) is written atomically when
+ * missing, never rewritten: ccache hashes its mtime. Returns 0, or a
+ * negative errno with "cannot write the specs file ..." in @err; @out
+ * then has @flags unchanged (ccache compiles uncached, correctly).
+ */
+int kpgo_ccache_specs(const char *flags, const char *dir, struct strbuf *out,
+		      struct kpgo_error *err);
+
 #endif

@@ -137,10 +137,47 @@ kpgo: the pgo-instr config lacks CONFIG_MODULE_SIG_ALL=y"
     [[ $stderr == *"need --flavour"* ]]
     run --separate-stderr kpgo kconfig
     assert_failure 2
-    [[ $stderr == *"which command? (check)"* ]]
+    [[ $stderr == *"which command? (check, fragments)"* ]]
     run --separate-stderr kpgo kconfig lint
     assert_failure 2
     run kpgo kconfig check --help
     assert_success
     assert_line --partial "usage: kpgo kconfig check --config FILE"
+}
+
+@test "kconfig fragments: the release, a farm's signing key, debug info; a file that is no key is refused" {
+    key=$W/key.pem
+    openssl req -new -nodes -utf8 -sha256 -days 1 -batch -x509 -subj "/CN=t" \
+        -newkey rsa:2048 -keyout "$key" -out "$key" 2>/dev/null
+    mkdir "$W/o"
+    : >"$W/o/kpgo-gen-stale.config"
+    run kpgo kconfig fragments --dir "$W/o" --localversion -kpgo-pgo --signing-key "$W/./key.pem" --debug-info
+    assert_success
+    assert_output "$W/o/kpgo-gen-release.config
+$W/o/kpgo-gen-signing.config
+$W/o/kpgo-gen-debug.config"
+    [ "$(cat "$W/o/kpgo-gen-release.config")" = '# kpgo-kbuild --release
+CONFIG_LOCALVERSION="-kpgo-pgo"' ]
+    [ "$(cat "$W/o/kpgo-gen-signing.config")" = "# kpgo-kbuild --signing-key
+CONFIG_MODULE_SIG=y
+CONFIG_MODULE_SIG_ALL=y
+CONFIG_MODULE_SIG_SHA256=y
+CONFIG_MODULE_SIG_KEY=\"$key\"" ]
+    [ "$(cat "$W/o/kpgo-gen-debug.config")" = '# kpgo-kbuild --debug-info
+CONFIG_DEBUG_KERNEL=y
+CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y' ]
+    [ ! -e "$W/o/kpgo-gen-stale.config" ]
+    run kpgo kconfig fragments --dir "$W/o"
+    assert_success
+    assert_output ""
+    [ -z "$(find "$W/o" -name 'kpgo-gen-*')" ]
+    echo "not a key" >"$W/nokey.pem"
+    run --separate-stderr kpgo kconfig fragments --dir "$W/o" --signing-key "$W/nokey.pem"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: '$W/nokey.pem' is not a PEM file with a private key and its certificate"
+    run --separate-stderr kpgo kconfig fragments --dir "$W/o" --signing-key "$W/none.pem"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: cannot read signing key '$W/none.pem'"
+    run kpgo kconfig fragments --signing-key "$key"
+    assert_failure 2
 }

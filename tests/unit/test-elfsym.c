@@ -6,6 +6,7 @@
  * in the headers answer "unknown" (or no functions).
  */
 #include <elf.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,70 @@ static void test_functions(void)
 	is_str(out, "", "  no functions");
 }
 
+/* Every symbol nm lists, as "name name ...". */
+static int add_sym(void *ctx, const char *name, size_t len)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 256 - n, "%s%.*s", n ? " " : "", (int)len, name);
+	return 0;
+}
+
+static void test_symbols(void)
+{
+	struct image im;
+	const void *sec;
+	size_t n, i, bad = 0;
+	char out[256];
+
+	make(&im);
+	out[0] = '\0';
+	is_int(kpgo_elf_symbols(&im, sizeof(im), add_sym, out), 0, "the symbols nm lists");
+	is_str(out, "loc glob wk undef obj end", "  defined or not, any type, in table order");
+	make(&im);
+	im.syms[5].st_info = ELF64_ST_INFO(STB_LOCAL, STT_FILE);
+	im.syms[1].st_info = ELF64_ST_INFO(STB_LOCAL, STT_SECTION);
+	out[0] = '\0';
+	kpgo_elf_symbols(&im, sizeof(im), add_sym, out);
+	is_str(out, "glob wk undef end", "  but for file and section symbols (nm -a shows them)");
+	make(&im);
+	im.sh[1].sh_type = SHT_PROGBITS;
+	out[0] = '\0';
+	is_int(kpgo_elf_symbols(&im, sizeof(im), add_sym, out), 0, "no symbol table: no symbols");
+	is_str(out, "", "  none");
+	make(&im);
+	im.eh.e_ident[EI_CLASS] = ELFCLASS32;
+	is_int(kpgo_elf_symbols(&im, sizeof(im), add_sym, out), -EINVAL, "32-bit ELF: -EINVAL");
+	make(&im);
+	for (i = 0; i < sizeof(im); i++) {
+		int r;
+
+		out[0] = '\0';
+		r = kpgo_elf_symbols(&im, i, add_sym, out);
+		if (r != -EINVAL && !(r == 0 && !strcmp(out, "loc glob wk undef obj end")))
+			bad++;
+	}
+	is_int(bad, 0, "every truncation: -EINVAL or all of them");
+
+	make(&im);
+	im.eh.e_shstrndx = 2; /* the string table names the sections too */
+	im.sh[1].sh_name = 5; /* "glob" */
+	ok(!kpgo_elf_section(&im, sizeof(im), "glob", &sec, &n) && sec == (const void *)im.syms &&
+		   n == sizeof(im.syms),
+	   "a section by name: its bytes in the image");
+	is_int(kpgo_elf_section(&im, sizeof(im), "glo", &sec, &n), -ENOENT,
+	       "a prefix of a section's name: -ENOENT");
+	is_int(kpgo_elf_section(&im, sizeof(im), ".comment", &sec, &n), -ENOENT,
+	       "an absent section: -ENOENT");
+	im.sh[1].sh_size = UINT64_MAX;
+	is_int(kpgo_elf_section(&im, sizeof(im), "glob", &sec, &n), -EINVAL,
+	       "a section larger than the file: -EINVAL");
+	im.eh.e_shstrndx = 9;
+	is_int(kpgo_elf_section(&im, sizeof(im), "glob", &sec, &n), -EINVAL,
+	       "a section name table out of range: -EINVAL");
+}
+
 int main(void)
 {
 	struct image im;
@@ -179,5 +244,6 @@ int main(void)
 	im.sh[1].sh_type = SHT_PROGBITS;
 	is_int(b(&im, "glob"), KPGO_ELF_UNKNOWN, "no symbol table (stripped): unknown");
 	test_functions();
+	test_symbols();
 	return done_testing();
 }
