@@ -119,6 +119,12 @@ struct subcommand_entry {
  */
 int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, int argc,
 		   char **argv);
+/*
+ * A command that is only its commands (kpgo kconfig, kpgo tree): -h prints
+ * @usage, then run_subcommand().
+ */
+int run_command_of(const char *cmd, const char *usage, const struct subcommand_entry *t, size_t n,
+		   int argc, char **argv);
 
 /* --- kpgo plan, shared by src/cmd/plan*.c ------------------------------ */
 

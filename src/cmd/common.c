@@ -85,6 +85,25 @@ int run_subcommand(const char *cmd, const struct subcommand_entry *t, size_t n, 
 	return usage_error(cmd, "'%s' is not a %s command", argv[optind], cmd);
 }
 
+int run_command_of(const char *cmd, const char *usage, const struct subcommand_entry *t, size_t n,
+		   int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		return usage_error(cmd, "bad option");
+	}
+	return run_subcommand(cmd, t, n, argc, argv);
+}
+
 int cc_gcov_version(const char *cc, char gv[5])
 {
 	uint32_t stamp;

@@ -261,19 +261,6 @@ static const struct subcommand_entry subcommands[] = {
 
 int cmd_kconfig(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		return usage_error("kconfig", "bad option");
-	}
-	return run_subcommand("kconfig", subcommands, sizeof(subcommands) / sizeof(subcommands[0]),
-			      argc, argv);
+	return run_command_of("kconfig", usage_text, subcommands,
+			      sizeof(subcommands) / sizeof(subcommands[0]), argc, argv);
 }

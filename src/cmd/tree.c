@@ -137,19 +137,6 @@ static const struct subcommand_entry subcommands[] = {
 
 int cmd_tree(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		return usage_error("tree", "bad option");
-	}
-	return run_subcommand("tree", subcommands, sizeof(subcommands) / sizeof(subcommands[0]),
-			      argc, argv);
+	return run_command_of("tree", usage_text, subcommands,
+			      sizeof(subcommands) / sizeof(subcommands[0]), argc, argv);
 }
