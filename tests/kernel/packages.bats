@@ -15,6 +15,8 @@ load '/usr/lib/bats/bats-assert/load'
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 KPGO=${KPGO:-$ROOT/build/kpgo}
+# with_manifest (a profile with other manifest values), as the CLI tests use it
+load '../cli/helpers'
 PKGDIR=${PKGDIR:-$ROOT/build/packages}
 KPGO_BUILDDIR=${KPGO_BUILDDIR:-$ROOT/build/kernel}
 # What the packages were built as: kpgo plan's answer for the same inputs
@@ -696,18 +698,11 @@ assert (s > 0.999999) == same, s
 @test "a profile past the store's age limit stops the package build; the farm's override builds it, and the package's report says so" {
     # the packages' own profile in a store whose policy allows 30 days,
     # judged 60 days after its collection window ended (KPGO_NOW)
-    st=$BATS_TEST_TMPDIR/store pkg=$BATS_TEST_TMPDIR/pkg x=$BATS_TEST_TMPDIR/x
+    st=$BATS_TEST_TMPDIR/store pkg=$BATS_TEST_TMPDIR/pkg
     # as collected on this instrumented release: the default profile may
     # name one without Debian's revision (6.1.192-pgo-instr), which the
-    # store ranks above 6.1.192-3-pgo-instr and leaves out. Its MANIFEST's
-    # KERNEL_RELEASE becomes REL_I, in the same entry order (an
-    # uncompressed tar is a .kpgo too; the payload hash does not cover the
-    # manifest)
-    mkdir "$x"
-    zstd -dcq "$PROFILE" | tar -tf - >"$BATS_TEST_TMPDIR/entries"
-    zstd -dcq "$PROFILE" | tar -xf - -C "$x"
-    sed -i "s/^KERNEL_RELEASE=.*/KERNEL_RELEASE=$REL_I/" "$x/MANIFEST"
-    tar --format=pax -cf "$BATS_TEST_TMPDIR/p.kpgo" -C "$x" -T "$BATS_TEST_TMPDIR/entries"
+    # store ranks above 6.1.192-3-pgo-instr and leaves out
+    with_manifest "$PROFILE" "$BATS_TEST_TMPDIR/p.kpgo" "KERNEL_RELEASE=$REL_I"
     "$KPGO" store --store "$st" add -q "$BATS_TEST_TMPDIR/p.kpgo" >/dev/null
     printf 'MAX_AGE_DAYS=30\n' >"$st/policy"
     now=$("$KPGO" info --json "$PROFILE" | python3 -c '
