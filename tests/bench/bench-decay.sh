@@ -41,7 +41,8 @@
 #   DECAY_RELEASES="6.1.170-3 6.1.176-1 6.1.187-1 6.1.190-1 6.1.192-3"
 #                        linux-source-6.1 versions (apt-cache madison
 #                        linux-source-6.1); the newest is built with the
-#                        profiles of all the others
+#                        profiles of all the others (one version alone,
+#                        with DECAY_JUMP: only its profile, for the jump)
 #   DECAY_JUMP=6.12.118-1~deb12u1   a linux-source-6.12 version built with a
 #                        6.1 profile; empty: no jump of series
 #   DECAY_JUMP_PROFILES=newest   which 6.1 profiles the 6.12 kernel is built
@@ -85,7 +86,9 @@ dry_run=${BENCH_DRY_RUN:-0}
 kpgo=${KPGO:-$top/build/kpgo}
 report_tool=${DECAY_REPORT:-$top/build/tests/decay-report}
 
-[ "${#releases[@]}" -ge 2 ] || die "DECAY_RELEASES must name at least two linux-source-6.1 versions"
+# one 6.1 release is enough for the jump alone (its profile on 6.12)
+[ "${#releases[@]}" -ge 2 ] || { [ "${#releases[@]}" -eq 1 ] && [ -n "$jump" ]; } ||
+	die "DECAY_RELEASES must name at least two linux-source-6.1 versions (or one, with DECAY_JUMP)"
 for v in "${releases[@]}" ${jump:+"$jump"}; do
 	[[ $v =~ ^[0-9]+\.[0-9]+\.[0-9]+-[0-9A-Za-z.+~]+$ ]] || die "bad version '$v' (6.1.170-3)"
 done
@@ -177,7 +180,12 @@ measure() {
 	bench "$v" "${boots[@]}" BENCH_EXTRA_PROFILES="${extras[*]}"
 }
 
-measure "$newest" "${older[@]}"
+# a single 6.1 release (DECAY_JUMP's only): its profile, no boots of it
+if [ "${#older[@]}" -gt 0 ]; then
+	measure "$newest" "${older[@]}"
+else
+	bench "$newest" BENCH_TRAIN_ONLY=1
+fi
 
 # --- the jump of series -----------------------------------------------------
 
@@ -224,7 +232,7 @@ mkdir -p "$out/reports"
 	for v in "${older[@]}"; do
 		pair "$v" "$newest" "pgo-$v"
 	done
-	pair "$newest" "$newest" pgo
+	[ "${#older[@]}" -eq 0 ] || pair "$newest" "$newest" pgo
 	for v in "${jump_from[@]}"; do
 		pair "$v" "$jump" "pgo-$v"
 	done
