@@ -243,6 +243,45 @@ int kpgo_release_distance(const char *older, const char *newer, uint64_t *d)
 	return 0;
 }
 
+/*
+ * The share of its functions a profile applied on a newer release of its
+ * series, by upstream stable releases apart: `make bench-decay`, small
+ * config, 6.1.170-3, 6.1.187-1, 6.1.190-1 and 6.1.192-3's own profiles
+ * on 6.1.192-3 (2026-12-06; docs/BENCHMARKS.md).
+ */
+static const struct {
+	unsigned apart, permille;
+} decay_measured[] = { { 0, 998 }, { 2, 988 }, { 5, 984 }, { 22, 977 } };
+
+int kpgo_policy_expected_applied(const char *older, const char *newer, unsigned *permille)
+{
+	const size_t n = sizeof(decay_measured) / sizeof(decay_measured[0]);
+	uint64_t lo, ln, d;
+	bool ao, an;
+	size_t i;
+	int r;
+
+	if (!kpgo_release_level(older, &lo, &ao) || !kpgo_release_level(newer, &ln, &an))
+		return -EINVAL;
+	r = kpgo_release_distance(older, newer, &d);
+	if (r)
+		return r;
+	if (ao || an)
+		return -ERANGE;
+	for (i = 1; i < n - 1 && d > decay_measured[i].apart; i++)
+		;
+	{
+		/* the segment [i-1, i], or past the last one the last segment's slope */
+		int64_t x0 = decay_measured[i - 1].apart, x1 = decay_measured[i].apart;
+		int64_t y0 = decay_measured[i - 1].permille, y1 = decay_measured[i].permille;
+		int64_t x = d > 1000000 ? 1000000 : (int64_t)d;
+		int64_t y = y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+
+		*permille = y < 0 ? 0 : y > 1000 ? 1000 : (unsigned)y;
+	}
+	return 0;
+}
+
 int kpgo_parse_utc(const char *s, int64_t *t)
 {
 	struct tm tm = { 0 };
@@ -276,6 +315,7 @@ enum kpgo_policy_verdict kpgo_store_policy_judge(const struct kpgo_store_policy 
 {
 	uint64_t dist = 0, age_days = 0;
 	bool age_known = false;
+	unsigned expect;
 	int64_t end;
 	int dr;
 
@@ -311,12 +351,25 @@ enum kpgo_policy_verdict kpgo_store_policy_judge(const struct kpgo_store_policy 
 			return KPGO_POLICY_REFUSE;
 		}
 	}
+	if (!kpgo_policy_expected_applied(e->release, release, &expect) &&
+	    expect < p->min_applied * 10u) {
+		snprintf(why, len,
+			 "expected to apply about %u.%u%% of its functions (%" PRIu64
+			 " releases behind: the measured decay), MIN_APPLIED %u%%",
+			 expect / 10, expect % 10, dist, p->min_applied);
+		return KPGO_POLICY_REFUSE;
+	}
 	if (p->warn_age_days != KPGO_POLICY_NONE && age_known && age_days > p->warn_age_days) {
 		snprintf(why, len, "%" PRIu64 " days old, past the warning age of %" PRIu64 " days",
 			 age_days, p->warn_age_days);
 		return KPGO_POLICY_WARN;
 	}
-	if (age_known && !dr)
+	if (age_known && !dr && !kpgo_policy_expected_applied(e->release, release, &expect))
+		snprintf(why, len,
+			 "%" PRIu64 " days old, %" PRIu64 " releases behind, expected to apply"
+			 " about %u.%u%%",
+			 age_days, dist, expect / 10, expect % 10);
+	else if (age_known && !dr)
 		snprintf(why, len, "%" PRIu64 " days old, %" PRIu64 " releases behind", age_days,
 			 dist);
 	else if (age_known)

@@ -65,6 +65,19 @@ bool kpgo_release_level(const char *release, uint64_t *level, bool *abi);
  */
 int kpgo_release_distance(const char *older, const char *newer, uint64_t *d);
 
+/*
+ * kpgo_policy_expected_applied() - the share of a profile of release @older
+ * that a build of release @newer is expected to apply, in tenths of a
+ * percent, from the decay measured on Debian's real releases
+ * (docs/BENCHMARKS.md, "Profile decay across releases"): interpolated
+ * between the measured distances within one series, extrapolated from the
+ * last two points past the farthest (never below 0). -ERANGE when the
+ * measurement says nothing of the pair: Debian's ABI numbers (their steps
+ * are not upstream releases), a newer profile, another series; -EINVAL
+ * when either is not a release.
+ */
+int kpgo_policy_expected_applied(const char *older, const char *newer, unsigned *permille);
+
 /* "YYYY-MM-DDTHH:MM:SSZ" (a manifest's WINDOW_END) as seconds since 1970. */
 int kpgo_parse_utc(const char *s, int64_t *t);
 

@@ -114,7 +114,7 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     b=$(basename "$old")
     [[ "$stderr" == *"kpgo: considered ${b:0:12} release 6.1.192-3-pgo-instr window end 2026-09-01T00:00:00Z: rank 2, refused by the policy (91 days old, limit 42 days)"* ]]
     b=$(basename "$fresh")
-    [[ "$stderr" == *"kpgo: considered ${b:0:12} release 6.1.192-3-pgo-instr window end 2026-11-21T00:00:00Z: rank 2, fits (10 days old, 0 releases behind)"* ]]
+    [[ "$stderr" == *"kpgo: considered ${b:0:12} release 6.1.192-3-pgo-instr window end 2026-11-21T00:00:00Z: rank 2, fits (10 days old, 0 releases behind, expected to apply about 99.8%)"* ]]
     # without a policy, ages do not matter
     rm "$KPGO_STORE/policy"
     run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now 2030-01-01T00:00:00Z
@@ -167,6 +167,34 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     [[ "$stderr" == *"cannot be measured against 6.1.192-3-pgo-instr"* ]]
     rm "$KPGO_STORE/policy"
     run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW"
+    assert_success
+    assert_output "$a55"
+}
+
+@test "policy: MIN_APPLIED against the share the measured decay expects to apply" {
+    s187=$(stored 6.1.187-1-pgo-instr 2026-11-20T00:00:00Z)
+    # 5 releases behind: 98.4% expected, above MIN_APPLIED 98
+    policy MIN_APPLIED=98
+    run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW" --explain
+    assert_success
+    assert_output "$s187"
+    [[ "$stderr" == *"fits (11 days old, 5 releases behind, expected to apply about 98.4%)"* ]]
+    # MIN_APPLIED 99: refused before anything is built, with the estimate
+    policy MIN_APPLIED=99
+    run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW"
+    assert_failure 1
+    [[ "$stderr" == *"release 6.1.187-1-pgo-instr) is expected to apply about 98.4% of its functions (5 releases behind: the measured decay), MIN_APPLIED 99%"* ]]
+    # one release behind (99.3% expected) fits the same policy, and wins
+    s191=$(stored 6.1.191-1-pgo-instr 2026-11-20T00:00:00Z)
+    run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW"
+    assert_success
+    assert_output "$s191"
+    # Debian's ABI names: the decay is measured in upstream releases, so no
+    # estimate, and MIN_APPLIED is left to the report after the build
+    export KPGO_STORE=$W/abi
+    a55=$(stored 6.1.0-55-cloud-amd64 2026-11-20T00:00:00Z)
+    policy MIN_APPLIED=100
+    run --separate-stderr kpgo store select --release 6.1.0-57-cloud-amd64 --now "$NOW"
     assert_success
     assert_output "$a55"
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "store-internal.h"
+#include "store-policy.h"
 #include "store.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -496,6 +497,39 @@ static void test_default_dir(void)
 	unsetenv("KPGO_STORE");
 }
 
+static void check_expected(const char *older, const char *newer, int want_r, unsigned want)
+{
+	unsigned got = 12345;
+	int r = kpgo_policy_expected_applied(older, newer, &got);
+
+	is_int(r, want_r, "expected_applied('%s', '%s') returns %d", older, newer, want_r);
+	if (!want_r)
+		is_int((int)got, (int)want, "'%s' on '%s': %u permille", older, newer, want);
+}
+
+/* The estimate from the measured decay: its points, between them, past them. */
+static void test_expected_applied(void)
+{
+	/* the measured points themselves (releases apart 0, 2, 5, 22) */
+	check_expected("6.1.192-3-pgo-instr", "6.1.192-3-pgo", 0, 998);
+	check_expected("6.1.190-1-pgo-instr", "6.1.192-3-pgo", 0, 988);
+	check_expected("6.1.187-1-pgo-instr", "6.1.192-3-pgo", 0, 984);
+	check_expected("6.1.170-3-pgo-instr", "6.1.192-3-pgo", 0, 977);
+	/* between them: 1 apart halfway from 99.8% to 98.8%; 12 apart 7/17 of 98.4 to 97.7 */
+	check_expected("6.1.191-1", "6.1.192-3", 0, 993);
+	check_expected("6.1.118-1", "6.1.130-1", 0, 982);
+	/* past 22, the last segment's slope (7 per 17 releases); never below 0 */
+	check_expected("6.1.70-1", "6.1.192-3", 0, 984 - (7 * 117) / 17);
+	check_expected("6.1.1", "6.1.999999", 0, 0);
+	/* Debian's 6.12 style counts by upstream release too */
+	check_expected("6.12.110+deb12-cloud-amd64", "6.12.118+deb12-cloud-amd64", 0, 983);
+	/* what the measurement says nothing of */
+	check_expected("6.1.0-55-cloud-amd64", "6.1.0-57-cloud-amd64", -ERANGE, 0);
+	check_expected("6.1.192-3", "6.1.190-1", -ERANGE, 0);
+	check_expected("6.1.192-3", "6.12.118-1", -ERANGE, 0);
+	check_expected("six", "6.1.192-3", -EINVAL, 0);
+}
+
 int main(void)
 {
 	umask(022);
@@ -504,6 +538,7 @@ int main(void)
 	test_index_read();
 	test_index_bad();
 	test_select();
+	test_expected_applied();
 	test_default_dir();
 	return done_testing();
 }
