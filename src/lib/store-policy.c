@@ -19,12 +19,15 @@
 void kpgo_store_policy_defaults(struct kpgo_store_policy *p)
 {
 	/*
-	 * No limits: a store without a policy file selects as it always did.
-	 * The decay curve that would justify default limits is not measured
-	 * yet; docs/FORMAT.md suggests a starting point (ChromeOS's).
+	 * Chosen from the decay measured on Debian's 6.1 releases
+	 * (docs/BENCHMARKS.md, "Profile decay across releases"; the reasons in
+	 * docs/FORMAT.md, "The freshness policy"): the oldest profile measured,
+	 * 202 days and 22 releases behind, still kept 95% of the gain, so the
+	 * limits stop just past what was measured, and the warning comes where
+	 * the gain kept fell under 97% (between 41 and 80 days).
 	 */
-	p->max_age_days = KPGO_POLICY_NONE;
-	p->warn_age_days = KPGO_POLICY_NONE;
+	p->max_age_days = 210;
+	p->warn_age_days = 60;
 	p->max_distance = KPGO_POLICY_NONE;
 	p->cross_series = false;
 	p->min_applied = 50;
@@ -116,6 +119,10 @@ int kpgo_store_policy_parse(const char *buf, size_t len, struct kpgo_store_polic
 		return kpgo_error_set(err, -EINVAL, "policy line %u: bad value '%.64s' for %s",
 				      lineno, v, keys[k]);
 	}
+	/* a file's age limit under kpgo's default warning age: no warning */
+	if (!(seen & 2u) && p->warn_age_days != KPGO_POLICY_NONE &&
+	    p->max_age_days != KPGO_POLICY_NONE && p->warn_age_days > p->max_age_days)
+		p->warn_age_days = KPGO_POLICY_NONE;
 	if (p->warn_age_days != KPGO_POLICY_NONE && p->max_age_days != KPGO_POLICY_NONE &&
 	    p->warn_age_days > p->max_age_days)
 		return kpgo_error_set(err, -EINVAL,

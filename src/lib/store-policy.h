@@ -20,10 +20,14 @@ struct kpgo_store_entry;
  *   WARN_AGE_DAYS=14      warn past this age ("none": no warning)
  *   MAX_DISTANCE=none     refuse a profile this many releases older ("none")
  *   CROSS_SERIES=no       yes: a profile of an older series when its own has none
- *   MIN_APPLIED=50        the share (%) a build must apply (the report checks it)
+ *   MIN_APPLIED=50        the share (%) a build must apply: select refuses a
+ *                         profile expected to apply less (the measured
+ *                         decay), the report checks it after the build
  *
- * A store without the file has no limits (MAX_AGE_DAYS, WARN_AGE_DAYS and
- * MAX_DISTANCE none), CROSS_SERIES=no and MIN_APPLIED=50.
+ * What the file does not set is kpgo's default, chosen from the decay
+ * measured on Debian's releases (docs/FORMAT.md): MAX_AGE_DAYS=210,
+ * WARN_AGE_DAYS=60 (none when the file's MAX_AGE_DAYS is under it),
+ * MAX_DISTANCE=none, CROSS_SERIES=no, MIN_APPLIED=50.
  */
 #define KPGO_POLICY_FILE "policy"
 #define KPGO_POLICY_FILE_MAX (64u * 1024)

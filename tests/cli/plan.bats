@@ -247,14 +247,19 @@ value() {
     with_manifest "$PROFILE" "$W/old.kpgo" KERNEL_RELEASE=6.1.192-3-pgo-instr \
         WINDOW_END=2020-01-01T00:00:00Z
     "$KPGO" store --store "$W/store" add "$W/old.kpgo" >/dev/null
-    # no policy: chosen, and the plan says how old it is
-    run kpgo plan "${BASE[@]}" --store "$W/store"
+    # no policy file: kpgo's defaults; a month after its window chosen, and
+    # the plan says how old it is
+    run kpgo plan "${BASE[@]}" --store "$W/store" --now 2020-02-01T00:00:00Z
     assert_success
     assert_line KPGO_PROFILE_POLICY=ok
     assert_line KPGO_POLICY_MIN_APPLIED=50
     assert_line KPGO_PGO_MIN_APPLIED=50
     assert_line KPGO_PROFILE_RELEASES_BEHIND=0
-    [ "$(value PROFILE_AGE_DAYS)" -gt 2000 ]
+    assert_line KPGO_PROFILE_AGE_DAYS=31
+    # years later refused by the default age limit
+    run --separate-stderr kpgo plan "${BASE[@]}" --store "$W/store"
+    assert_failure 1
+    [[ "$stderr" == *"days old, limit 210 days"* ]]
     printf 'MAX_AGE_DAYS=42\nWARN_AGE_DAYS=14\nMIN_APPLIED=70\n' >"$W/store/policy"
     run --separate-stderr kpgo plan "${BASE[@]}" --store "$W/store"
     assert_failure 1

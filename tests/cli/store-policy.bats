@@ -43,8 +43,9 @@ NOW=2026-12-01T00:00:00Z
     stored 6.1.0-57-cloud-amd64 2026-11-01T00:00:00Z >/dev/null
     run kpgo store policy
     assert_success
-    assert_output "MAX_AGE_DAYS=none
-WARN_AGE_DAYS=none
+    # kpgo's defaults, chosen from the measured decay (docs/FORMAT.md)
+    assert_output "MAX_AGE_DAYS=210
+WARN_AGE_DAYS=60
 MAX_DISTANCE=none
 CROSS_SERIES=no
 MIN_APPLIED=50"
@@ -55,9 +56,17 @@ MIN_APPLIED=50"
 import json, sys
 assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_distance": None,
                                 "cross_series": True, "min_applied": 50}' <<<"$output"
+    # an age limit under kpgo's default warning age: the default warning goes
+    policy 'MAX_AGE_DAYS=42'
+    run kpgo store policy
+    assert_success
+    assert_line 'MAX_AGE_DAYS=42'
+    assert_line 'WARN_AGE_DAYS=none'
+    # (a warning the file gives over the default limit is an error, below)
     for bad in 'MAX_AGE=3' 'MAX_AGE_DAYS=-1' 'MAX_AGE_DAYS=1e3' 'MAX_AGE_DAYS=99999999' \
         'CROSS_SERIES=maybe' 'MIN_APPLIED=101' 'no equals sign' \
-        $'MAX_DISTANCE=3\nMAX_DISTANCE=4' $'MAX_AGE_DAYS=10\nWARN_AGE_DAYS=20'; do
+        $'MAX_DISTANCE=3\nMAX_DISTANCE=4' $'MAX_AGE_DAYS=10\nWARN_AGE_DAYS=20' \
+        'WARN_AGE_DAYS=300'; do
         printf '%s\n' "$bad" >"$KPGO_STORE/policy"
         run kpgo store policy
         assert_failure 1
@@ -115,10 +124,21 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     [[ "$stderr" == *"kpgo: considered ${b:0:12} release 6.1.192-3-pgo-instr window end 2026-09-01T00:00:00Z: rank 2, refused by the policy (91 days old, limit 42 days)"* ]]
     b=$(basename "$fresh")
     [[ "$stderr" == *"kpgo: considered ${b:0:12} release 6.1.192-3-pgo-instr window end 2026-11-21T00:00:00Z: rank 2, fits (10 days old, 0 releases behind, expected to apply about 99.8%)"* ]]
-    # without a policy, ages do not matter
+    # without a policy file, kpgo's defaults: a warning past 60 days, none
+    # taken past 210
     rm "$KPGO_STORE/policy"
+    run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now 2027-02-01T00:00:00Z
+    assert_success
+    assert_output "$fresh"
+    [[ "$stderr" == *"warning: profile"*"72 days old, past the warning age of 60 days"* ]]
+    run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now 2027-07-01T00:00:00Z
+    assert_failure 1
+    [[ "$stderr" == *"222 days old, limit 210 days"* ]]
+    # a farm that wants no limits says so
+    policy MAX_AGE_DAYS=none WARN_AGE_DAYS=none MAX_DISTANCE=none
     run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now 2030-01-01T00:00:00Z
     assert_success
+    assert_output "$fresh"
     # a bad --now is a usage error
     run kpgo store select --release 6.1.192-3-pgo-instr --now yesterday
     assert_failure 2

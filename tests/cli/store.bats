@@ -287,6 +287,10 @@ tmp_busy() {
 }
 
 @test "select: ranks by profiles merged, then the time added, then the sha; never by RUNS" {
+    # windows from 2023 to 2099: no age limits here (kpgo's default refuses
+    # profiles over 210 days old)
+    mkdir -p "$KPGO_STORE"
+    printf 'MAX_AGE_DAYS=none\nWARN_AGE_DAYS=none\n' >"$KPGO_STORE/policy"
     profile "$W/a.kpgo" 6.1.0-17 aa17 a
     profile "$W/b.kpgo" 6.1.0-17 aa17 b
     # What an uploader says of itself: all the runs there are, the newest window.
@@ -311,6 +315,8 @@ tmp_busy() {
     with_manifest "$W/a.kpgo" "$W/t1.kpgo" WINDOW_END=2025-01-01T00:00:00Z WORKLOAD=t1
     with_manifest "$W/b.kpgo" "$W/t2.kpgo" WINDOW_END=2025-01-01T00:00:00Z WORKLOAD=t2
     export KPGO_STORE=$W/ties
+    mkdir -p "$KPGO_STORE"
+    printf 'MAX_AGE_DAYS=none\nWARN_AGE_DAYS=none\n' >"$KPGO_STORE/policy"
     kpgo store add -q "$W/t2.kpgo" "$W/t1.kpgo" >/dev/null
     touch -h -d 2025-01-01T00:00:00Z "$(obj "$(sha "$W/t1.kpgo")")" "$(obj "$(sha "$W/t2.kpgo")")"
     first=$(printf '%s\n' "$(sha "$W/t1.kpgo")" "$(sha "$W/t2.kpgo")" | sort | head -1)
