@@ -351,6 +351,7 @@ static int store_select(int argc, char **argv)
 	char gv[5];
 	bool json = false;
 	uint32_t stamp;
+	unsigned expect;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "jqvh", opts, NULL)) != -1) {
@@ -428,6 +429,14 @@ static int store_select(int argc, char **argv)
 			       ch.verdict == KPGO_POLICY_WARN ? "warn" :
 								"ok");
 		kpgo_jw_string(&w, "why", ch.policy_why);
+		if (!kpgo_policy_expected_applied(ch.e->release, q.release, &expect)) {
+			char pct[16];
+
+			snprintf(pct, sizeof(pct), "%u.%u", expect / 10, expect % 10);
+			kpgo_jw_number(&w, "expected_applied", pct);
+		} else {
+			kpgo_jw_null(&w, "expected_applied");
+		}
 		kpgo_jw_end(&w);
 		json_entry(&w, "profile", ch.e, path.buf);
 		kpgo_jw_end(&w);

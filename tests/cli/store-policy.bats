@@ -103,7 +103,7 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW" \
         --override-policy --json
     assert_success
-    [[ "$output" == *'"policy": {"verdict": "overridden", "why": "91 days old, limit 42 days"}'* ]]
+    [[ "$output" == *'"policy": {"verdict": "overridden", "why": "91 days old, limit 42 days", "expected_applied": 99.8}'* ]]
     [[ "$stderr" == *"policy refuses"*"--override-policy"* ]]
     # a profile 20 days old: chosen, with a warning
     warm=$(stored 6.1.192-3-pgo-instr 2026-11-11T00:00:00Z)
@@ -199,6 +199,9 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     assert_success
     assert_output "$s187"
     [[ "$stderr" == *"fits (11 days old, 5 releases behind, expected to apply about 98.4%)"* ]]
+    run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW" --json
+    assert_success
+    [[ "$output" == *'"expected_applied": 98.4'* ]]
     # MIN_APPLIED 99: refused before anything is built, with the estimate
     policy MIN_APPLIED=99
     run --separate-stderr kpgo store select --release 6.1.192-3-pgo-instr --now "$NOW"
@@ -214,9 +217,10 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     export KPGO_STORE=$W/abi
     a55=$(stored 6.1.0-55-cloud-amd64 2026-11-20T00:00:00Z)
     policy MIN_APPLIED=100
-    run --separate-stderr kpgo store select --release 6.1.0-57-cloud-amd64 --now "$NOW"
+    run --separate-stderr kpgo store select --release 6.1.0-57-cloud-amd64 --now "$NOW" --json
     assert_success
-    assert_output "$a55"
+    [[ "$output" == *"\"path\": \"$a55\""* ]]
+    [[ "$output" == *'"expected_applied": null'* ]]
 }
 
 @test "policy: crossing series only when CROSS_SERIES=yes, and never to a newer series" {
