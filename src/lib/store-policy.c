@@ -260,21 +260,37 @@ static const struct {
 	unsigned apart, permille;
 } decay_measured[] = { { 0, 998 }, { 2, 988 }, { 5, 984 }, { 22, 977 } };
 
+/*
+ * And across series: 6.1.192-3's profile on 6.12.118-1~deb12u1, the same
+ * benchmark (2026-12-06). One pair: said as the estimate of every crossing.
+ */
+#define DECAY_ACROSS_SERIES_PERMILLE 698
+
 int kpgo_policy_expected_applied(const char *older, const char *newer, unsigned *permille)
 {
 	const size_t n = sizeof(decay_measured) / sizeof(decay_measured[0]);
+	char so[64], sn[64];
 	uint64_t lo, ln, d;
 	bool ao, an;
 	size_t i;
 	int r;
 
-	if (!kpgo_release_level(older, &lo, &ao) || !kpgo_release_level(newer, &ln, &an))
+	if (!kpgo_release_level(older, &lo, &ao) || !kpgo_release_level(newer, &ln, &an) ||
+	    !kpgo_release_series(older, so, sizeof(so)) ||
+	    !kpgo_release_series(newer, sn, sizeof(sn)))
 		return -EINVAL;
+	if (ao || an)
+		return -ERANGE;
+	if (strcmp(so, sn)) {
+		/* an older series only (dpkg's order of "6.1" and "6.12") */
+		if (kpgo_release_cmp(so, sn) >= 0)
+			return -ERANGE;
+		*permille = DECAY_ACROSS_SERIES_PERMILLE;
+		return 0;
+	}
 	r = kpgo_release_distance(older, newer, &d);
 	if (r)
 		return r;
-	if (ao || an)
-		return -ERANGE;
 	for (i = 1; i < n - 1 && d > decay_measured[i].apart; i++)
 		;
 	{
@@ -360,10 +376,16 @@ enum kpgo_policy_verdict kpgo_store_policy_judge(const struct kpgo_store_policy 
 	}
 	if (!kpgo_policy_expected_applied(e->release, release, &expect) &&
 	    expect < p->min_applied * 10u) {
-		snprintf(why, len,
-			 "expected to apply about %u.%u%% of its functions (%" PRIu64
-			 " releases behind: the measured decay), MIN_APPLIED %u%%",
-			 expect / 10, expect % 10, dist, p->min_applied);
+		if (dr)
+			snprintf(why, len,
+				 "expected to apply about %u.%u%% of its functions (another series:"
+				 " the measured 6.1 to 6.12 jump), MIN_APPLIED %u%%",
+				 expect / 10, expect % 10, p->min_applied);
+		else
+			snprintf(why, len,
+				 "expected to apply about %u.%u%% of its functions (%" PRIu64
+				 " releases behind: the measured decay), MIN_APPLIED %u%%",
+				 expect / 10, expect % 10, dist, p->min_applied);
 		return KPGO_POLICY_REFUSE;
 	}
 	if (p->warn_age_days != KPGO_POLICY_NONE && age_known && age_days > p->warn_age_days) {
@@ -379,6 +401,9 @@ enum kpgo_policy_verdict kpgo_store_policy_judge(const struct kpgo_store_policy 
 	else if (age_known && !dr)
 		snprintf(why, len, "%" PRIu64 " days old, %" PRIu64 " releases behind", age_days,
 			 dist);
+	else if (age_known && !kpgo_policy_expected_applied(e->release, release, &expect))
+		snprintf(why, len, "%" PRIu64 " days old, another series, expected to apply about %u.%u%%",
+			 age_days, expect / 10, expect % 10);
 	else if (age_known)
 		snprintf(why, len, "%" PRIu64 " days old, another series or release scheme",
 			 age_days);

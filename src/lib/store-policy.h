@@ -75,10 +75,11 @@ int kpgo_release_distance(const char *older, const char *newer, uint64_t *d);
  * percent, from the decay measured on Debian's real releases
  * (docs/BENCHMARKS.md, "Profile decay across releases"): interpolated
  * between the measured distances within one series, extrapolated from the
- * last two points past the farthest (never below 0). -ERANGE when the
+ * last two points past the farthest (never below 0); for a profile of an
+ * older series, the measured 6.1 to 6.12 jump. -ERANGE when the
  * measurement says nothing of the pair: Debian's ABI numbers (their steps
- * are not upstream releases), a newer profile, another series; -EINVAL
- * when either is not a release.
+ * are not upstream releases), a newer profile or series; -EINVAL when
+ * either is not a release.
  */
 int kpgo_policy_expected_applied(const char *older, const char *newer, unsigned *permille);
 

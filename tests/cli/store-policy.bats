@@ -233,6 +233,13 @@ assert json.load(sys.stdin) == {"max_age_days": 42, "warn_age_days": 14, "max_di
     [[ "$output" == *"\"path\": \"$s61\""* ]]
     [[ "$output" == *'"rank": 4'* ]]
     [[ "$output" == *"newest release 6.1.192-3-pgo-instr of an older series"* ]]
+    [[ "$output" == *'"expected_applied": 69.8'* ]]
+    # the measured 6.1 to 6.12 jump applied 69.8%: under MIN_APPLIED 70 refused
+    policy CROSS_SERIES=yes MIN_APPLIED=70
+    run --separate-stderr kpgo store select --release 6.12.118+deb12-cloud-amd64 --now "$NOW"
+    assert_failure 1
+    [[ "$stderr" == *"is expected to apply about 69.8% of its functions (another series: the measured 6.1 to 6.12 jump), MIN_APPLIED 70%"* ]]
+    policy CROSS_SERIES=yes
     # a profile of the series itself still wins
     s612=$(stored 6.12.110+deb12-cloud-amd64 2026-10-20T00:00:00Z)
     run --separate-stderr kpgo store select --release 6.12.118+deb12-cloud-amd64 --now "$NOW"

@@ -526,7 +526,11 @@ static void test_expected_applied(void)
 	/* what the measurement says nothing of */
 	check_expected("6.1.0-55-cloud-amd64", "6.1.0-57-cloud-amd64", -ERANGE, 0);
 	check_expected("6.1.192-3", "6.1.190-1", -ERANGE, 0);
-	check_expected("6.1.192-3", "6.12.118-1", -ERANGE, 0);
+	/* another series: the measured jump, only to a newer series */
+	check_expected("6.1.192-3-pgo-instr", "6.12.118-1.deb12u1-pgo", 0, 698);
+	check_expected("6.1.192-3", "6.12.118+deb12-cloud-amd64", 0, 698);
+	check_expected("6.12.118-1", "6.1.192-3", -ERANGE, 0);
+	check_expected("6.1.0-57-cloud-amd64", "6.12.118+deb12-cloud-amd64", -ERANGE, 0);
 	check_expected("six", "6.1.192-3", -EINVAL, 0);
 }
 
