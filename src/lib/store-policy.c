@@ -402,7 +402,8 @@ enum kpgo_policy_verdict kpgo_store_policy_judge(const struct kpgo_store_policy 
 		snprintf(why, len, "%" PRIu64 " days old, %" PRIu64 " releases behind", age_days,
 			 dist);
 	else if (age_known && !kpgo_policy_expected_applied(e->release, release, &expect))
-		snprintf(why, len, "%" PRIu64 " days old, another series, expected to apply about %u.%u%%",
+		snprintf(why, len,
+			 "%" PRIu64 " days old, another series, expected to apply about %u.%u%%",
 			 age_days, expect / 10, expect % 10);
 	else if (age_known)
 		snprintf(why, len, "%" PRIu64 " days old, another series or release scheme",
