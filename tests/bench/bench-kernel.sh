@@ -113,7 +113,8 @@
 #   BENCH_CLANG=clang-16      the Clang of the clang kernels (LLVM=-16)
 #   BENCH_TIMEOUT=1800        seconds one boot may take
 #   BENCH_RESUME=1            boots whose logs in BENCH_OUT ran to their end
-#                             (a run that stopped) are read, not repeated
+#                             (a run that stopped) with the same mixes and
+#                             scale are read, not repeated
 #   BENCH_INSTR=DIR           an instrumented tree (pgo-instr) to use as it
 #                             is, neither configured nor built (one that
 #                             another job is using); default KSRC/pgo-instr,
@@ -412,9 +413,10 @@ boot() {
 	local console=$logs/$name.console
 	shift 3
 	# BENCH_RESUME=1: a boot of this name that ran to its end before (a run
-	# that stopped later) is read again, not repeated
-	# (check_release then checks it was of the same kernel)
-	if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$logs/$name.txt" ] && grep -qx 'done' "$logs/$name.txt"; then
+	# that stopped later), with the same parameters (mixes, scale), is read
+	# again, not repeated (check_release then checks it was of the same kernel)
+	if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$logs/$name.txt" ] && grep -qx 'done' "$logs/$name.txt" &&
+		[ "$(cat "$logs/$name.params" 2>/dev/null)" = "$params" ]; then
 		note "boot $name: the log of an earlier run (BENCH_RESUME=1)"
 		boot_s=0
 		return
@@ -427,6 +429,7 @@ boot() {
 	why=$(kpgo_qemu_outcome "$console" KPGO-BENCH: 'done' "$rc" "$boot_timeout") ||
 		die "boot $name: $why (console: $console)"
 	sed -n 's/^KPGO-BENCH: //p' "$console" >"$logs/$name.txt"
+	printf '%s\n' "$params" >"$logs/$name.params"
 	boot_s=$((SECONDS - t0))
 }
 
