@@ -46,7 +46,7 @@ done
 busybox=$(command -v busybox)
 file -L "$busybox" | grep -q 'statically linked' || die "'$busybox' is not static (install busybox-static)"
 [ -x "$kpgo" ] || die "no kpgo at '$kpgo' (make)"
-for w in wl-micro wl-syscall wl-pipe wl-fork wl-file wl-socket; do
+for w in wl-micro wl-syscall wl-pipe wl-fork wl-file wl-socket wl-thread; do
 	[ -x "$bench/$w" ] || die "no workload program '$bench/$w' (make workloads)"
 done
 mkdir -p "$out"
