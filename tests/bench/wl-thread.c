@@ -190,8 +190,8 @@ int main(int argc, char **argv)
 		wake(&shared[0], 0);
 		wait_fails(&private_word, FUTEX_WAIT_PRIVATE, 1, &zero, 0, ETIMEDOUT);
 		clock_gettime(CLOCK_MONOTONIC, &past);
-		wait_fails(&private_word, FUTEX_WAIT_BITSET_PRIVATE, 1, &past, FUTEX_BITSET_MATCH_ANY,
-			   ETIMEDOUT);
+		wait_fails(&private_word, FUTEX_WAIT_BITSET_PRIVATE, 1, &past,
+			   FUTEX_BITSET_MATCH_ANY, ETIMEDOUT);
 
 		/* the hand-offs: a thread, then a process */
 		atomic_store(&handoff, n);
