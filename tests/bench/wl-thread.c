@@ -19,7 +19,8 @@
  *     (ETIMEDOUT) and FUTEX_WAIT_BITSET with an absolute one;
  *   - a hand-off: a thread sleeps on a private word until the main thread
  *     wakes it, and a child process on a shared word until the parent
- *     wakes it.
+ *     wakes it (each with a timeout, as timed waits are, that the wake
+ *     beats), and each wakes its waker in turn (without one).
  *
  * Written for training; the kernel benchmark's held-out and foreign mixes
  * never run it.
@@ -61,13 +62,19 @@ static void wait_fails(_Atomic uint32_t *word, int op, uint32_t val, const struc
 	}
 }
 
-/* Sleep while *word == val (a wake or a changed word ends it). */
-static void wait_while(_Atomic uint32_t *word, uint32_t val, int private)
+/*
+ * Sleep while *word == val (a wake or a changed word ends it); timed: with
+ * a 10-second timeout (an hrtimer armed and cancelled, as
+ * pthread_cond_timedwait does), which a wake ends long before.
+ */
+static void wait_while(_Atomic uint32_t *word, uint32_t val, int private, int timed)
 {
 	int op = FUTEX_WAIT | (private ? FUTEX_PRIVATE_FLAG : 0);
+	struct timespec ten = { 10, 0 };
 
 	while (atomic_load(word) == val)
-		if (futex(word, op, val, NULL, 0) == -1 && errno != EAGAIN && errno != EINTR)
+		if (futex(word, op, val, timed ? &ten : NULL, 0) == -1 && errno != EAGAIN &&
+		    errno != EINTR && errno != ETIMEDOUT)
 			wl_die(&w, "FUTEX_WAIT");
 }
 
@@ -116,7 +123,7 @@ static void *sleeper(void *arg)
 
 	(void)arg;
 	for (unsigned long i = 0; i < w.ops; i++) {
-		wait_while(&handoff, seen, 1);
+		wait_while(&handoff, seen, 1, 1);
 		seen = atomic_load(&handoff);
 		atomic_store(&handoff_ack, seen);
 		wake(&handoff_ack, 1);
@@ -154,7 +161,7 @@ int main(int argc, char **argv)
 		uint32_t seen = 0;
 
 		for (unsigned long i = 0; i < w.ops; i++) {
-			wait_while(&shared[1], seen, 0);
+			wait_while(&shared[1], seen, 0, 1);
 			seen = atomic_load(&shared[1]);
 			atomic_store(&shared[2], seen);
 			wake(&shared[2], 0);
@@ -196,10 +203,10 @@ int main(int argc, char **argv)
 		/* the hand-offs: a thread, then a process */
 		atomic_store(&handoff, n);
 		wake(&handoff, 1);
-		wait_while(&handoff_ack, n - 1, 1);
+		wait_while(&handoff_ack, n - 1, 1, 0);
 		atomic_store(&shared[1], n);
 		wake(&shared[1], 0);
-		wait_while(&shared[2], n - 1, 0);
+		wait_while(&shared[2], n - 1, 0, 0);
 	}
 	wl_report(&w);
 
