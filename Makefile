@@ -150,7 +150,7 @@ unit: $(UNIT_BIN)
 cachesim:
 	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin
 
-cli: $(B)/kpgo $(TOOL_BIN)
+cli: $(B)/kpgo $(TOOL_BIN) workloads
 	$(SANITIZE_ENV) KPGO_SANITIZED=$(SANITIZE) \
 		KPGO=$(CURDIR)/$(B)/kpgo KPGO_TESTS_BIN=$(CURDIR)/$(B)/tests KPGO_BUILD=$(CURDIR)/$(B) \
 		prove --exec 'bats --tap' $(sort $(wildcard tests/cli/*.bats))
