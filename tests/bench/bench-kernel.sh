@@ -14,11 +14,14 @@
 #            profile of profiles-store/, BENCH_PKG_PROFILE), all by GCC;
 #            clang-lto (Clang with ThinLTO, no profile) and clang-lto-pgo
 #            (the same with the profile below, converted by kpgo afdo into a
-#            sample profile); and the instrumented pgo-instr:
+#            sample profile); clang-lto-pgo-inl, the same with kpgo afdo
+#            --inlined (the lines of functions GCC inlined before
+#            instrumenting, under their own names); and the instrumented
+#            pgo-instr:
 #            hooks/build/kpgo-kbuild, each in its own tree directly inside the
 #            source tree (KSRC/baseline, KSRC/o3, KSRC/pgo-bench,
 #            KSRC/pgo-pkg, KSRC/clang-lto, KSRC/clang-lto-pgo,
-#            KSRC/pgo-instr), reused when
+#            KSRC/clang-lto-pgo-inl, KSRC/pgo-instr), reused when
 #            built before from the same inputs
 #   image    an ext4 disk image of the end-to-end test's Debian 12 root
 #            (tests/e2e/rootfs.sh) plus the foreign mix's benchmark
@@ -76,7 +79,8 @@
 #                             the calibration loop)
 #   BENCH_KERNELS="baseline o3 pgo clang-lto clang-lto-pgo"
 #                             the kernels (baseline, o3, pgo, pgo-pkg,
-#                             clang-lto, clang-lto-pgo); baseline is required
+#                             clang-lto, clang-lto-pgo, clang-lto-pgo-inl);
+#                             baseline is required
 #   BENCH_PKG_PROFILE=profiles-store/6.1/small.kpgo   pgo-pkg's profile
 #   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
 #                             two pgo-pkg builds (two profiles, or two kpgo
@@ -108,7 +112,7 @@
 #   BENCH_OUT=build/bench-kernel
 #   BENCH_TRAIN_SCALE=1       the training boot's operation counts
 #   BENCH_MIN_APPLIED=90      % of the profile's functions that must apply
-#   BENCH_MIN_APPLIED_CLANG=50  the same for clang-lto-pgo (functions whose
+#   BENCH_MIN_APPLIED_CLANG=50  the same for clang-lto-pgo(-inl) (functions whose
 #                             profile Clang applied: see its pgo-report)
 #   BENCH_CLANG=clang-16      the Clang of the clang kernels (LLVM=-16)
 #   BENCH_TIMEOUT=1800        seconds one boot may take
@@ -237,8 +241,8 @@ has_baseline=false
 for k in "${kernels[@]}"; do
 	case $k in
 	baseline) has_baseline=true ;;
-	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo) ;;
-	*) [ -n "${extra_profile[$k]:-}" ] || die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo)" ;;
+	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo | clang-lto-pgo-inl) ;;
+	*) [ -n "${extra_profile[$k]:-}" ] || die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo, clang-lto-pgo-inl)" ;;
 	esac
 done
 if [ "$train_only" = 1 ]; then
@@ -271,7 +275,7 @@ if [ "$dry_run" = 1 ]; then
 	before() { if [ -e "$1" ]; then echo "made before: reused if its inputs are the same"; else echo new; fi; }
 	printf '%s: plan (BENCH_DRY_RUN=1): source %s, config %s, out %s\n' "$prog" "$ksrc" "$config" "$out"
 	[ -f "$ksrc/Makefile" ] || printf '  source: not unpacked yet\n'
-	if [ "$train_only" = 1 ] || printf '%s\n' "${kernels[@]}" | grep -qx -e pgo -e clang-lto-pgo; then
+	if [ "$train_only" = 1 ] || printf '%s\n' "${kernels[@]}" | grep -qx -e pgo -e clang-lto-pgo -e clang-lto-pgo-inl; then
 		if [ -n "${BENCH_INSTR:-}" ]; then
 			printf '  instrumented kernel: %s as it is (BENCH_INSTR)\n' "$BENCH_INSTR"
 		else
@@ -283,6 +287,8 @@ if [ "$dry_run" = 1 ]; then
 	for k in "${kernels[@]}"; do
 		case $k in
 		pgo) d=$ksrc/pgo-bench what="the profile trained above" ;;
+		clang-lto-pgo) d=$ksrc/$k what="the profile trained above, kpgo afdo" ;;
+		clang-lto-pgo-inl) d=$ksrc/$k what="the profile trained above, kpgo afdo --inlined" ;;
 		pgo-pkg) d=$pkg_tree what="profile $pkg_profile" ;;
 		pgo-*)
 			d=$ksrc/$k what="profile ${extra_profile[$k]}, --min-applied $min_applied_extra"
@@ -361,7 +367,7 @@ for k in "${kernels[@]}"; do
 	case $k in
 	pgo) want_pgo=true ;;
 	clang-lto) want_clang=true ;;
-	clang-lto-pgo) want_pgo=true want_clang=true ;;
+	clang-lto-pgo | clang-lto-pgo-inl) want_pgo=true want_clang=true ;;
 	esac
 done
 if $want_clang; then
@@ -493,6 +499,10 @@ if $want_pgo; then
 			kbuild "$k" --flavour pgo "${clang_opts[@]}" --gcno "$instr" \
 				--profile "$out/train.kpgo" --min-applied "$min_applied_clang"
 			;;
+		clang-lto-pgo-inl)
+			kbuild "$k" --flavour pgo "${clang_opts[@]}" --localversion -clang-inl --gcno "$instr" \
+				--profile "$out/train.kpgo" --min-applied "$min_applied_clang" --afdo-inlined
+			;;
 		esac
 	done
 fi
@@ -508,7 +518,7 @@ fi
 		# many more with a profile (its "never ran" is a strong hint)
 		cold=$(nm "$d/vmlinux" | grep -c '\.cold$' || true)
 		prof='none'
-		if [ "$k" = pgo ] || [ "$k" = clang-lto-pgo ]; then
+		if [ "$k" = pgo ] || [ "$k" = clang-lto-pgo ] || [ "$k" = clang-lto-pgo-inl ]; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
 		elif [ "$k" = pgo-pkg ]; then

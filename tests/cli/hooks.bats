@@ -239,6 +239,12 @@ Try 'kpgo-kbuild --help'."
     kb --flavour baseline --toolchain clang --gcno "$W"
     [ "$status" -eq 2 ]
     [[ $stderr == *"--gcno is for the pgo flavour"* ]]
+    kb --flavour pgo --profile "$W/p.kpgo" --afdo-inlined
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--afdo-inlined is for the pgo flavour with --toolchain clang"* ]]
+    kb --flavour baseline --toolchain clang --afdo-inlined
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--afdo-inlined is for the pgo flavour with --toolchain clang"* ]]
     kb --flavour baseline --localversion '-a b'
     [ "$status" -eq 2 ]
     [[ $stderr == *"bad --localversion '-a b'"* ]]
