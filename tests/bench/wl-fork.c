@@ -17,17 +17,10 @@ int main(int argc, char **argv)
 	char *child_argv[] = { "wl-fork", "--child", NULL };
 	char *const envp[] = { NULL };
 	unsigned long i;
-	int c;
 
 	if (argc == 2 && !strcmp(argv[1], "--child"))
 		return 0;
-	while ((c = getopt(argc, argv, "n:h")) != -1) {
-		switch (c) {
-		case 'n': w.ops = wl_count(&w, optarg); break;
-		case 'h': wl_usage(&w, "", 0); break;
-		default: wl_usage(&w, "", 2);
-		}
-	}
+	wl_options(&w, argc, argv);
 
 	wl_start(&w);
 	for (i = 0; i < w.ops; i++) {

@@ -14,18 +14,12 @@ int main(int argc, char **argv)
 	struct wl w = { .name = "wl-pipe",
 			.ops = 5000,
 			.what = "512-byte round trips between two processes over pipes" };
-	int to_child[2], to_parent[2], c, status;
+	int to_child[2], to_parent[2], status;
 	char msg[512];
 	unsigned long i;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "n:h")) != -1) {
-		switch (c) {
-		case 'n': w.ops = wl_count(&w, optarg); break;
-		case 'h': wl_usage(&w, "", 0); break;
-		default: wl_usage(&w, "", 2);
-		}
-	}
+	wl_options(&w, argc, argv);
 	if (pipe(to_child) || pipe(to_parent))
 		wl_die(&w, "pipe");
 	memset(msg, 'p', sizeof(msg));

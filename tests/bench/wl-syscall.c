@@ -21,16 +21,10 @@ int main(int argc, char **argv)
 	char buf[256];
 	struct stat st;
 	struct pollfd pfd;
-	int c, zero, null;
+	int zero, null;
 	unsigned long i;
 
-	while ((c = getopt(argc, argv, "n:h")) != -1) {
-		switch (c) {
-		case 'n': w.ops = wl_count(&w, optarg); break;
-		case 'h': wl_usage(&w, "", 0); break;
-		default: wl_usage(&w, "", 2);
-		}
-	}
+	wl_options(&w, argc, argv);
 	zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (zero < 0 || null < 0)

@@ -136,16 +136,10 @@ int main(int argc, char **argv)
 	pthread_t workers[WORKERS], partner;
 	_Atomic uint32_t private_word = 1, *shared;
 	struct timespec zero = { 0, 0 }, past;
-	int c, status, err;
+	int status, err;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "n:h")) != -1) {
-		switch (c) {
-		case 'n': w.ops = wl_count(&w, optarg); break;
-		case 'h': wl_usage(&w, "", 0); break;
-		default: wl_usage(&w, "", 2);
-		}
-	}
+	wl_options(&w, argc, argv);
 	/* shared[0]: the fast paths' shared word; shared[1], [2]: the process hand-off */
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)

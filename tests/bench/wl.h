@@ -74,6 +74,20 @@ static inline unsigned long wl_count(const struct wl *w, const char *s)
 	return n;
 }
 
+/* The options of a program that takes -n COUNT and -h only. */
+static inline void wl_options(struct wl *w, int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "n:h")) != -1) {
+		switch (c) {
+		case 'n': w->ops = wl_count(w, optarg); break;
+		case 'h': wl_usage(w, "", 0); break;
+		default: wl_usage(w, "", 2);
+		}
+	}
+}
+
 static inline void wl_start(struct wl *w)
 {
 	clock_gettime(CLOCK_MONOTONIC, &w->start);
