@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -131,6 +132,22 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/*
+ * The child process's end, seen by the parent while it waits for the
+ * child's answer: the handler marks it and changes the word the parent
+ * waits on (a wait that starts after the signal finds the word changed).
+ */
+static volatile sig_atomic_t child_ended;
+static _Atomic uint32_t *child_answer;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_ended = 1;
+	atomic_store(child_answer, UINT32_MAX);
+	futex(child_answer, FUTEX_WAKE, INT_MAX, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t workers[WORKERS], partner;
@@ -148,12 +165,25 @@ int main(int argc, char **argv)
 	atomic_store(&shared[1], 0);
 	atomic_store(&shared[2], 0);
 
+	/* SIGCHLD for the main thread only (the threads inherit the mask) */
+	struct sigaction sa = { .sa_handler = on_sigchld,
+				.sa_flags = SA_NOCLDSTOP }; /* no SA_RESTART: the wait ends */
+	sigset_t chld;
+
+	child_answer = &shared[2];
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigaction(SIGCHLD, &sa, NULL) || sigprocmask(SIG_BLOCK, &chld, NULL))
+		wl_die(&w, "SIGCHLD");
 	pid = fork();
 	if (pid < 0)
 		wl_die(&w, "fork");
 	if (pid == 0) {
 		uint32_t seen = 0;
 
+		/* the parent's end ends the child */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			_exit(1);
 		for (unsigned long i = 0; i < w.ops; i++) {
 			wait_while(&shared[1], seen, 0, 1);
 			seen = atomic_load(&shared[1]);
@@ -171,6 +201,8 @@ int main(int argc, char **argv)
 		errno = err;
 		wl_die(&w, "pthread_create");
 	}
+	if (sigprocmask(SIG_UNBLOCK, &chld, NULL))
+		wl_die(&w, "sigprocmask");
 
 	wl_start(&w);
 	for (unsigned long i = 0; i < w.ops; i++) {
@@ -201,6 +233,10 @@ int main(int argc, char **argv)
 		atomic_store(&shared[1], n);
 		wake(&shared[1], 0);
 		wait_while(&shared[2], n - 1, 0, 0);
+		if (child_ended && i + 1 < w.ops) { /* (after its last answer it exits) */
+			errno = 0;
+			wl_die(&w, "the child process ended before its %lu rounds", w.ops);
+		}
 	}
 	wl_report(&w);
 
@@ -211,7 +247,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(workers[i], NULL);
 	pthread_join(partner, NULL);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	while ((err = (int)waitpid(pid, &status, 0)) == -1 && errno == EINTR)
+		; /* SIGCHLD itself */
+	if (err != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		errno = 0;
 		wl_die(&w, "the child failed");
 	}

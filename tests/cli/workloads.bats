@@ -35,3 +35,23 @@ assert_result() {
         assert_output "wl-thread: bad count '$n'"
     done
 }
+
+@test "wl-thread: a child process that dies ends the run with one line, not a hang" {
+    "$BIN/wl-thread" -n 100000000 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+    parent=$!
+    child=''
+    for _ in $(seq 100); do
+        child=$(pgrep -P "$parent" | head -1) && [ -n "$child" ] && break
+        sleep 0.05
+    done
+    [ -n "$child" ] || fail "no child process of wl-thread"
+    sleep 0.2
+    kill -KILL "$child"
+    rc=0
+    timeout 20 tail --pid="$parent" -f /dev/null || rc=$?
+    [ "$rc" = 0 ] || fail "wl-thread still runs after its child died"
+    wait "$parent" || rc=$?
+    [ "$rc" = 1 ]
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_output "wl-thread: the child process ended before its 100000000 rounds"
+}
