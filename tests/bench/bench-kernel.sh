@@ -495,13 +495,11 @@ if $want_pgo; then
 	for k in "${kernels[@]}"; do
 		case $k in
 		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
-		clang-lto-pgo)
-			kbuild "$k" --flavour pgo "${clang_opts[@]}" --gcno "$instr" \
+		clang-lto-pgo | clang-lto-pgo-inl)
+			inl=()
+			[ "$k" = clang-lto-pgo ] || inl=(--localversion -clang-inl --afdo-inlined)
+			kbuild "$k" --flavour pgo "${clang_opts[@]}" "${inl[@]}" --gcno "$instr" \
 				--profile "$out/train.kpgo" --min-applied "$min_applied_clang"
-			;;
-		clang-lto-pgo-inl)
-			kbuild "$k" --flavour pgo "${clang_opts[@]}" --localversion -clang-inl --gcno "$instr" \
-				--profile "$out/train.kpgo" --min-applied "$min_applied_clang" --afdo-inlined
 			;;
 		esac
 	done
@@ -518,7 +516,7 @@ fi
 		# many more with a profile (its "never ran" is a strong hint)
 		cold=$(nm "$d/vmlinux" | grep -c '\.cold$' || true)
 		prof='none'
-		if [ "$k" = pgo ] || [ "$k" = clang-lto-pgo ] || [ "$k" = clang-lto-pgo-inl ]; then
+		if [[ $k =~ ^(pgo|clang-lto-pgo|clang-lto-pgo-inl)$ ]]; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
 		elif [ "$k" = pgo-pkg ]; then
