@@ -144,11 +144,13 @@ check-sanitize:
 unit: $(UNIT_BIN)
 	$(SANITIZE_ENV) prove --exec '' $(UNIT_BIN)
 
-# The kernel benchmark's cache-model QEMU plugin (tests/bench/cachesim.c),
-# against qemu-plugin.h from Debian's source of the installed QEMU
-# (tests/bench/qemu-plugin.sh: apt-get source the first time, as root).
+# The kernel benchmark's QEMU plugins, the cache model (tests/bench/cachesim.c)
+# and the block profile (blockprof.c), against qemu-plugin.h from Debian's
+# source of the installed QEMU (tests/bench/qemu-plugin.sh: apt-get source
+# the first time, as root).
 cachesim:
 	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin
+	tests/bench/qemu-plugin.sh --out $(CURDIR)/$(B)/qemu-plugin --plugin blockprof
 
 cli: $(B)/kpgo $(TOOL_BIN) workloads
 	$(SANITIZE_ENV) KPGO_SANITIZED=$(SANITIZE) \

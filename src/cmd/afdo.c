@@ -11,7 +11,8 @@
 
 static const char usage_text[] =
 	"usage: kpgo afdo [--objtree DIR] [--gcov GCOV] [--defs DEFS] [--summary FILE]\n"
-	"                 [--inlined] -o OUT.afdo.txt FILE.kpgo\n"
+	"                 [--inlined] [--add PROFILE.txt [--add-places DEFS]]\n"
+	"                 -o OUT.afdo.txt FILE.kpgo\n"
 	"   or: kpgo afdo --list-objects --objtree DIR [-z]\n"
 	"\n"
 	"Converts a profile into an LLVM sample profile, in the AutoFDO text format\n"
@@ -50,6 +51,15 @@ static const char usage_text[] =
 	"                      those functions' own records, under their names, found\n"
 	"                      in the other objects' .gcno or in the source; flat, no\n"
 	"                      call-site context, no entry count of their own\n"
+	"      --add PROFILE.txt  then the functions of another sample profile (text\n"
+	"                      format, checked whole) whose names gcov has no\n"
+	"                      function of, as they are: the code gcov cannot see\n"
+	"                      (noinstr, GCOV_PROFILE := n), e.g. llvm-profgen's\n"
+	"                      profile of an uninstrumented kernel's blocks\n"
+	"      --add-places DEFS  where those functions are: a definitions table\n"
+	"                      whose 'profile' lines give each one's SOURCE and\n"
+	"                      LINE; a function without one is left out. Required\n"
+	"                      with --add and --defs (the table names them all)\n"
 	"      --list-objects  print the objects of the object tree DIR that the\n"
 	"                      conversion reads besides the .gcno files, one path\n"
 	"                      (relative to DIR) a line: those that define a\n"
@@ -89,7 +99,16 @@ static int list_objects(const char *objtree, bool nul)
 
 int cmd_afdo(int argc, char **argv)
 {
-	enum { OPT_GCOV = 256, OPT_JSON, OPT_DEFS, OPT_SUMMARY, OPT_LIST, OPT_INLINED };
+	enum {
+		OPT_GCOV = 256,
+		OPT_JSON,
+		OPT_DEFS,
+		OPT_SUMMARY,
+		OPT_LIST,
+		OPT_INLINED,
+		OPT_ADD,
+		OPT_ADD_PLACES
+	};
 	static const struct option opts[] = {
 		{ "objtree", required_argument, NULL, 't' },
 		{ "gcov", required_argument, NULL, OPT_GCOV },
@@ -99,6 +118,8 @@ int cmd_afdo(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "list-objects", no_argument, NULL, OPT_LIST },
 		{ "inlined", no_argument, NULL, OPT_INLINED },
+		{ "add", required_argument, NULL, OPT_ADD },
+		{ "add-places", required_argument, NULL, OPT_ADD_PLACES },
 		{ "null", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -124,6 +145,8 @@ int cmd_afdo(int argc, char **argv)
 		case OPT_JSON: json = true; break;
 		case OPT_LIST: list = true; break;
 		case OPT_INLINED: o.inlined = true; break;
+		case OPT_ADD: o.add = optarg; break;
+		case OPT_ADD_PLACES: o.add_places = optarg; break;
 		case 'z': nul = true; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
@@ -136,9 +159,9 @@ int cmd_afdo(int argc, char **argv)
 			return usage_error("afdo", "--list-objects takes no profile archive");
 		if (!o.gcno_dir || !*o.gcno_dir)
 			return usage_error("afdo", "--list-objects needs --objtree DIR");
-		if (out || defs || summary || json || o.gcov || o.inlined)
+		if (out || defs || summary || json || o.gcov || o.inlined || o.add || o.add_places)
 			return usage_error("afdo",
-					   "--list-objects only lists: no -o, --defs, --summary, --json or --gcov");
+					   "--list-objects only lists: no -o, --defs, --summary, --json, --gcov or --add");
 		return list_objects(o.gcno_dir, nul);
 	}
 	if (nul)
@@ -153,6 +176,13 @@ int cmd_afdo(int argc, char **argv)
 		return usage_error("afdo", "--defs needs a file");
 	if (summary && !*summary)
 		return usage_error("afdo", "--summary needs a file");
+	if ((o.add && !*o.add) || (o.add_places && !*o.add_places))
+		return usage_error("afdo", "--add and --add-places need a file");
+	if (o.add_places && !o.add)
+		return usage_error("afdo", "--add-places is for --add");
+	if (o.add && defs && !o.add_places)
+		return usage_error("afdo",
+				   "--add with --defs needs --add-places (the table names every function)");
 	if (defs && !strcmp(defs, out))
 		return usage_error("afdo", "--defs and -o name the same file");
 	if (summary && (!strcmp(summary, out) || (defs && !strcmp(summary, defs))))

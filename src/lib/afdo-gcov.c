@@ -524,8 +524,16 @@ int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,
 	if (!r)
 		r = kpgo_afdo_write(a, object_binding, &c, &res->text, &res->defs, &res->sum.st,
 				    &res->sum.ambiguous);
-	if (r)
+	if (r) {
 		r = kpgo_error_set(err, r, "out of memory");
+		goto out;
+	}
+	if (o->add) {
+		res->sum.added_from = strdup(o->add);
+		r = res->sum.added_from ? kpgo_afdo_add_profile(a, o->add, o->add_places, &res->text,
+								&res->defs, &res->sum.st, err) :
+					  kpgo_error_set(err, -ENOMEM, "out of memory");
+	}
 out:
 	kpgo_afdo_free(a);
 	kpgo_archive_close(arc);

@@ -20,6 +20,7 @@ void kpgo_afdo_summary_release(struct kpgo_afdo_summary *s)
 {
 	free(s->output);
 	free(s->defs);
+	free(s->added_from);
 	kpgo_strlist_clear(&s->no_gcno);
 	kpgo_strlist_clear(&s->other_build);
 	kpgo_strlist_clear(&s->ambiguous);
@@ -90,6 +91,12 @@ int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out
 	kpgo_jw_bool(&w, "inlined", s->inlined);
 	kpgo_jw_u64(&w, "recovered_lines", s->st.recovered_lines);
 	kpgo_jw_u64(&w, "recovered_samples", s->st.recovered_samples);
+	kpgo_jw_string(&w, "added_from", s->added_from);
+	kpgo_jw_u64(&w, "added_functions", s->st.added_functions);
+	kpgo_jw_u64(&w, "added_records", s->st.added_records);
+	kpgo_jw_u64(&w, "added_samples", s->st.added_samples);
+	kpgo_jw_u64(&w, "added_known", s->st.added_known);
+	kpgo_jw_u64(&w, "added_no_place", s->st.added_no_place);
 	kpgo_jw_object_begin(&w, "unplaced_causes");
 	for (int c = 0; c < KPGO_AFDO_CAUSES; c++) {
 		kpgo_jw_object_begin(&w, kpgo_afdo_cause_name(c));
@@ -238,6 +245,13 @@ int kpgo_afdo_summary_format(const struct kpgo_afdo_summary *s, struct strbuf *o
 			pct(st->unplaced_samples, all), st->unexecuted, s->no_gcno.n,
 			s->other_build.n, st->merged_copies, st->merged_defs, st->weak_defs,
 			st->weak_names);
+	if (!r && s->added_from)
+		r = strbuf_addf(out,
+				"kpgo afdo: added %zu functions (%zu lines) of '%s', whose names gcov has "
+				"no function of; kept gcov's counts for %zu of its functions, left out %zu "
+				"without a place\n",
+				st->added_functions, st->added_records, s->added_from,
+				st->added_known, st->added_no_place);
 	if (!r && (st->far_lines || st->negative_counts))
 		r = strbuf_addf(out,
 				"kpgo afdo: also left out: %zu lines 65536 or more past their "

@@ -100,6 +100,18 @@ static int grow_table(struct kpgo_afdo *a)
 	return 0;
 }
 
+bool kpgo_afdo_knows(const struct kpgo_afdo *a, const char *name)
+{
+	size_t j;
+
+	if (!a->cap)
+		return false;
+	for (j = hash_name(name) & (a->cap - 1); a->slots[j]; j = (j + 1) & (a->cap - 1))
+		if (!strcmp(a->slots[j]->name, name))
+			return true;
+	return false;
+}
+
 int afdo_find_def(struct kpgo_afdo *a, const char *name, const char *file, const char *source,
 		  int64_t start, int64_t end, const char *object, struct afdo_def **out)
 {

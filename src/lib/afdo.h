@@ -144,6 +144,12 @@ struct kpgo_afdo_cause_stat {
  * @recovered_lines, @recovered_samples: unplaced lines (one object's
  *	each) written into the inlined function's own record, and their
  *	counts; no longer in @unplaced_lines and @unplaced_samples
+ * @added_functions, @added_records, @added_samples: functions of another
+ *	sample profile written after the gcov profile's (--add), their body
+ *	and inlined-callsite lines and the sum of their TOTALs
+ * @added_known: that profile's functions whose name the gcov profile
+ *	knows (gcov's counts kept); @added_no_place: its functions without
+ *	a place in the places table, left out
  */
 struct kpgo_afdo_stats {
 	size_t objects;
@@ -165,6 +171,11 @@ struct kpgo_afdo_stats {
 	struct kpgo_afdo_cause_stat causes[KPGO_AFDO_CAUSES];
 	size_t recovered_lines;
 	uint64_t recovered_samples;
+	size_t added_functions;
+	size_t added_records;
+	uint64_t added_samples;
+	size_t added_known;
+	size_t added_no_place;
 };
 
 /*
@@ -324,6 +335,8 @@ int kpgo_afdo_source_key(const char *cwd, const char *file, struct strbuf *out);
  * @batch: objects per gcov run (0: a default)
  * @inlined: write the lines of functions GCC inlined before instrumenting
  *	into those functions' own records (kpgo_afdo_place_inlined())
+ * @add, @add_places: another sample profile and its places table, for
+ *	kpgo_afdo_add_profile() (NULL: none)
  */
 struct kpgo_afdo_opts {
 	const char *gcno_dir;
@@ -331,7 +344,35 @@ struct kpgo_afdo_opts {
 	const char *tmpdir;
 	size_t batch;
 	bool inlined;
+	const char *add;
+	const char *add_places;
 };
+
+/* Does the gcov profile know a function of @name (written, weak, left out or never run)? */
+bool kpgo_afdo_knows(const struct kpgo_afdo *a, const char *name);
+
+/**
+ * kpgo_afdo_add_profile() - another sample profile's functions, for the
+ * names gcov has no function of
+ * @path: a sample profile in the text format (untrusted: checked whole
+ *	with kpgo_afdo_text_parse() first), e.g. llvm-profgen's of an
+ *	uninstrumented kernel (tests/bench/blockprof.c): the code gcov cannot
+ *	see, `noinstr` functions and files built with GCOV_PROFILE := n
+ * @places_path: a definitions table (KPGO_AFDO_DEFS_HEAD) whose "profile"
+ *	lines give each function's source file and line; NULL: none, only
+ *	when no definitions table is written (@defs NULL)
+ *
+ * Every function of @path whose name kpgo_afdo_knows() not, and that has
+ * a place when @places_path is given, is appended to @text as it is
+ * (with its inlined callsites), and its place to @defs as a "profile"
+ * line, in byte order of the names. @st's added_* fields are set.
+ * Returns 0, or a negative errno with @err set ("'PATH' is not a sample
+ * profile kpgo can add: line N: ..."); @text may then hold part of the
+ * functions and is the caller's to drop.
+ */
+int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const char *places_path,
+			  struct strbuf *text, struct strbuf *defs, struct kpgo_afdo_stats *st,
+			  struct kpgo_error *err);
 
 /**
  * struct kpgo_afdo_summary - what a conversion wrote and left out: kpgo
@@ -346,6 +387,7 @@ struct kpgo_afdo_opts {
  *	(not the build the profile was collected from), left out
  * @ambiguous: names left out for having several definitions
  * @unplaced_examples: the most executed lines in no function, by cause
+ * @added_from: the sample profile kpgo_afdo_add_profile() added, or NULL
  *	(kpgo_afdo_place_inlined()'s @examples)
  * @inlined: the inlined functions' lines were recovered (--inlined)
  * @gcov_messages, @gcov_first_message: lines gcov printed on standard
@@ -362,6 +404,7 @@ struct kpgo_afdo_summary {
 	struct kpgo_strlist ambiguous;
 	struct kpgo_strlist unplaced_examples;
 	bool inlined;
+	char *added_from;
 	size_t gcov_messages;
 	struct strbuf gcov_first_message;
 };

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# qemu-plugin.sh: builds the kernel benchmark's cache-model plugin
-# (tests/bench/cachesim.c) for the QEMU installed here and prints its path.
+# qemu-plugin.sh: builds one of the kernel benchmark's TCG plugins (the
+# cache model tests/bench/cachesim.c, or blockprof.c, the block and branch
+# counts of an uninstrumented kernel) for the QEMU installed here and
+# prints its path.
 # Debian 12's qemu-system-x86 runs TCG plugins but ships no qemu-plugin.h:
 # the header comes from Debian's source package of the same QEMU version
 # (apt-get source, checked by apt against the archive's signed index),
 # never from elsewhere. Glue around dpkg-query, apt-get, tar and gcc.
 #
-#   qemu-plugin.sh --out DIR
+#   qemu-plugin.sh --out DIR [--plugin cachesim|blockprof]
 #
 # DIR (the benchmark's build/qemu-plugin) keeps the source package's files
 # and the plugin, named by a hash of its inputs (the source file, the
@@ -26,14 +28,19 @@ die() {
 	exit 1
 }
 
-out=''
+out='' name=cachesim
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?}; shift 2 ;;
-	*) die "usage: $prog --out DIR" ;;
+	--plugin) name=${2:?}; shift 2 ;;
+	*) die "usage: $prog --out DIR [--plugin cachesim|blockprof]" ;;
 	esac
 done
 [ -n "$out" ] || die "--out is required"
+case $name in
+cachesim | blockprof) ;;
+*) die "unknown plugin '$name' (cachesim or blockprof)" ;;
+esac
 mkdir -p "$out"
 out=$(readlink -f "$out")
 
@@ -97,16 +104,16 @@ EOF
 fi
 
 key=$({
-	sha256sum <"$here/cachesim.c"
+	sha256sum <"$here/$name.c"
 	sha256sum <"$hdr"
 	gcc --version | head -1
 } | sha256sum | cut -c1-16)
-so=$out/cachesim-$key.so
+so=$out/$name-$key.so
 if [ ! -s "$so" ]; then
 	gcc -std=gnu11 -O2 -g -shared -fPIC -Wall -Wextra -Wshadow -Wstrict-prototypes \
-		-Wmissing-prototypes -Wvla -Werror -I"$src" "$here/cachesim.c" -o "$so.tmp" ||
+		-Wmissing-prototypes -Wvla -Werror -I"$src" "$here/$name.c" -o "$so.tmp" ||
 		die "building the plugin failed"
-	rm -f "$out"/cachesim-*.so
+	rm -f "$out/$name"-*.so
 	mv "$so.tmp" "$so"
 fi
 echo "$so"
