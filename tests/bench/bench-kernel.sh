@@ -16,12 +16,17 @@
 #            (the same with the profile below, converted by kpgo afdo into a
 #            sample profile); clang-lto-pgo-inl, the same with kpgo afdo
 #            --inlined (the lines of functions GCC inlined before
-#            instrumenting, under their own names); and the instrumented
-#            pgo-instr:
+#            instrumenting, under their own names); clang-lto-pgo-entry,
+#            clang-lto-pgo with kpgo afdo --add: the functions gcov cannot
+#            see (noinstr entry code, GCOV_PROFILE := n), profiled on a
+#            baseline-dbg kernel (baseline with debug information, booted
+#            once on the training mix under the blockprof plugin;
+#            tests/bench/entry-profile.sh); and the instrumented pgo-instr:
 #            hooks/build/kpgo-kbuild, each in its own tree directly inside the
 #            source tree (KSRC/baseline, KSRC/o3, KSRC/pgo-bench,
 #            KSRC/pgo-pkg, KSRC/clang-lto, KSRC/clang-lto-pgo,
-#            KSRC/clang-lto-pgo-inl, KSRC/pgo-instr), reused when
+#            KSRC/clang-lto-pgo-inl, KSRC/clang-lto-pgo-entry,
+#            KSRC/baseline-dbg, KSRC/pgo-instr), reused when
 #            built before from the same inputs
 #   image    an ext4 disk image of the end-to-end test's Debian 12 root
 #            (tests/e2e/rootfs.sh) plus the foreign mix's benchmark
@@ -79,8 +84,8 @@
 #                             the calibration loop)
 #   BENCH_KERNELS="baseline o3 pgo clang-lto clang-lto-pgo"
 #                             the kernels (baseline, o3, pgo, pgo-pkg,
-#                             clang-lto, clang-lto-pgo, clang-lto-pgo-inl);
-#                             baseline is required
+#                             clang-lto, clang-lto-pgo, clang-lto-pgo-inl,
+#                             clang-lto-pgo-entry); baseline is required
 #   BENCH_PKG_PROFILE=profiles-store/6.1/small.kpgo   pgo-pkg's profile
 #   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
 #                             two pgo-pkg builds (two profiles, or two kpgo
@@ -241,8 +246,8 @@ has_baseline=false
 for k in "${kernels[@]}"; do
 	case $k in
 	baseline) has_baseline=true ;;
-	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo | clang-lto-pgo-inl) ;;
-	*) [ -n "${extra_profile[$k]:-}" ] || die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo, clang-lto-pgo-inl)" ;;
+	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo | clang-lto-pgo-inl | clang-lto-pgo-entry) ;;
+	*) [ -n "${extra_profile[$k]:-}" ] || die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo, clang-lto-pgo-inl, clang-lto-pgo-entry)" ;;
 	esac
 done
 if [ "$train_only" = 1 ]; then
@@ -275,7 +280,7 @@ if [ "$dry_run" = 1 ]; then
 	before() { if [ -e "$1" ]; then echo "made before: reused if its inputs are the same"; else echo new; fi; }
 	printf '%s: plan (BENCH_DRY_RUN=1): source %s, config %s, out %s\n' "$prog" "$ksrc" "$config" "$out"
 	[ -f "$ksrc/Makefile" ] || printf '  source: not unpacked yet\n'
-	if [ "$train_only" = 1 ] || printf '%s\n' "${kernels[@]}" | grep -qx -e pgo -e clang-lto-pgo -e clang-lto-pgo-inl; then
+	if [ "$train_only" = 1 ] || printf '%s\n' "${kernels[@]}" | grep -qx -e pgo -e clang-lto-pgo -e clang-lto-pgo-inl -e clang-lto-pgo-entry; then
 		if [ -n "${BENCH_INSTR:-}" ]; then
 			printf '  instrumented kernel: %s as it is (BENCH_INSTR)\n' "$BENCH_INSTR"
 		else
@@ -289,6 +294,13 @@ if [ "$dry_run" = 1 ]; then
 		pgo) d=$ksrc/pgo-bench what="the profile trained above" ;;
 		clang-lto-pgo) d=$ksrc/$k what="the profile trained above, kpgo afdo" ;;
 		clang-lto-pgo-inl) d=$ksrc/$k what="the profile trained above, kpgo afdo --inlined" ;;
+		clang-lto-pgo-entry)
+			printf '  build baseline-dbg in %s (baseline with debug information; %s)\n' "$ksrc/baseline-dbg" \
+				"$(before "$ksrc/baseline-dbg/kpgo-inputs")"
+			printf '  entry profile: %s (%s), baseline-dbg on the training mix under blockprof\n' \
+				"$out/entry/entry.afdo.txt" "$(before "$out/entry/entry.afdo.txt")"
+			d=$ksrc/$k what="the profile trained above, kpgo afdo --add the entry profile"
+			;;
 		pgo-pkg) d=$pkg_tree what="profile $pkg_profile" ;;
 		pgo-*)
 			d=$ksrc/$k what="profile ${extra_profile[$k]}, --min-applied $min_applied_extra"
@@ -361,13 +373,14 @@ kbuild() {
 # The clang kernels: Clang with ThinLTO (kpgo-kbuild --toolchain clang),
 # their releases end in -clang.
 clang_opts=(--toolchain clang --cc "$clang" --localversion -clang)
-want_pgo=false want_clang=false
+want_pgo=false want_clang=false want_entry=false
 [ "$train_only" = 0 ] || want_pgo=true
 for k in "${kernels[@]}"; do
 	case $k in
 	pgo) want_pgo=true ;;
 	clang-lto) want_clang=true ;;
 	clang-lto-pgo | clang-lto-pgo-inl) want_pgo=true want_clang=true ;;
+	clang-lto-pgo-entry) want_pgo=true want_clang=true want_entry=true ;;
 	esac
 done
 if $want_clang; then
@@ -400,6 +413,7 @@ for k in "${kernels[@]}"; do
 		;;
 	esac
 done
+! $want_entry || kbuild baseline-dbg --flavour baseline --debug-info
 
 # --- image ----------------------------------------------------------------
 
@@ -492,12 +506,46 @@ if $want_pgo; then
 		note "profile: $out/train.kpgo (BENCH_TRAIN_ONLY=1: no other kernel, no benchmark boot)"
 		exit 0
 	fi
+	# The entry profile: baseline-dbg on the training mix under blockprof
+	# (every kernel block and taken branch counted), llvm-profgen's
+	# sample profile of it, the places of its functions
+	if $want_entry; then
+		dbg=$ksrc/baseline-dbg
+		entry_id=$({
+			printf 'kernel %s\nrootfs %s\nscale %s\n' "$(readelf -n "$dbg/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)" \
+				"$(basename "$rootfs_tar")" "$train_scale"
+			cat "$here/guest/init" "$here"/wl.h "$here"/wl-*.c "$here/blockprof.c" "$here/entry-profile.sh"
+		} | sha256sum | cut -c1-16)
+		if [ -s "$out/entry/entry.afdo.txt" ] && [ "$(cat "$out/entry/inputs" 2>/dev/null)" = "$entry_id" ]; then
+			note "entry profile $out/entry/entry.afdo.txt (made before from the same kernel, programs and scale)"
+		else
+			rm -rf "$out/entry"
+			mkdir -p "$out/entry"
+			bp=$("$here/qemu-plugin.sh" --out "$top/build/qemu-plugin" --plugin blockprof 2>"$logs/qemu-plugin.log") ||
+				die "building the blockprof plugin failed; see $logs/qemu-plugin.log"
+			text=$(nm "$dbg/vmlinux" | awk '$3 == "_stext" { lo = $1 } $3 == "_etext" { hi = $1 } END { if (lo && hi) print lo "-" hi }')
+			[ -n "$text" ] || die "'$dbg/vmlinux' has no _stext and _etext"
+			note "entry profile: $(release_of "$dbg") on the training mix under blockprof (text $text)"
+			boot entry-train "$dbg/arch/x86/boot/bzImage" "kpgo_mix=train kpgo_scale=$train_scale" \
+				-accel tcg -plugin "$bp,out=$out/entry/blocks,text=$text"
+			check_release entry-train "$dbg"
+			[ -s "$out/entry/blocks" ] || die "the blockprof plugin wrote no profile ($logs/entry-train.console)"
+			note "entry boot: ${boot_s}s"
+			"$here/entry-profile.sh" --vmlinux "$dbg/vmlinux" --objtree "$dbg" --blocks "$out/entry/blocks" \
+				--out "$out/entry" 2>"$logs/entry-profile.log" ||
+				die "entry-profile.sh failed: $(tail -1 "$logs/entry-profile.log")"
+			note "$(tail -1 "$logs/entry-profile.log")"
+			printf '%s\n' "$entry_id" >"$out/entry/inputs"
+		fi
+	fi
 	for k in "${kernels[@]}"; do
 		case $k in
 		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
-		clang-lto-pgo | clang-lto-pgo-inl)
+		clang-lto-pgo | clang-lto-pgo-inl | clang-lto-pgo-entry)
 			inl=()
-			[ "$k" = clang-lto-pgo ] || inl=(--localversion -clang-inl --afdo-inlined)
+			[ "$k" != clang-lto-pgo-inl ] || inl=(--localversion -clang-inl --afdo-inlined)
+			[ "$k" != clang-lto-pgo-entry ] || inl=(--localversion -clang-entry
+				--afdo-add "$out/entry/entry.afdo.txt" --afdo-add-places "$out/entry/entry.places")
 			kbuild "$k" --flavour pgo "${clang_opts[@]}" "${inl[@]}" --gcno "$instr" \
 				--profile "$out/train.kpgo" --min-applied "$min_applied_clang"
 			;;
@@ -516,7 +564,7 @@ fi
 		# many more with a profile (its "never ran" is a strong hint)
 		cold=$(nm "$d/vmlinux" | grep -c '\.cold$' || true)
 		prof='none'
-		if [[ $k =~ ^(pgo|clang-lto-pgo|clang-lto-pgo-inl)$ ]]; then
+		if [[ $k =~ ^(pgo|clang-lto-pgo|clang-lto-pgo-inl|clang-lto-pgo-entry)$ ]]; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
 		elif [ "$k" = pgo-pkg ]; then

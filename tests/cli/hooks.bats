@@ -245,6 +245,12 @@ Try 'kpgo-kbuild --help'."
     kb --flavour baseline --toolchain clang --afdo-inlined
     [ "$status" -eq 2 ]
     [[ $stderr == *"--afdo-inlined is for the pgo flavour with --toolchain clang"* ]]
+    kb --flavour pgo --profile "$W/p.kpgo" --afdo-add "$W/a.txt" --afdo-add-places "$W/d"
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--afdo-add is for the pgo flavour with --toolchain clang"* ]]
+    kb --flavour pgo --toolchain clang --profile "$W/p.kpgo" --afdo-add "$W/a.txt"
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--afdo-add and --afdo-add-places go together"* ]]
     kb --flavour baseline --localversion '-a b'
     [ "$status" -eq 2 ]
     [[ $stderr == *"bad --localversion '-a b'"* ]]
