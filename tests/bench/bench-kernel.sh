@@ -128,6 +128,11 @@
 #                             is, neither configured nor built (one that
 #                             another job is using); default KSRC/pgo-instr,
 #                             built or reused by hooks/build/kpgo-kbuild
+#   BENCH_ENTRY_DBG=DIR       clang-lto-pgo-entry: the debug baseline tree
+#                             to profile, as it is (a baseline built with
+#                             kpgo-kbuild --debug-info, of baseline's
+#                             release); default KSRC/baseline-dbg, built
+#                             or reused
 #   BENCH_CACHE=build/e2e-cache   the Debian image archive, shared with
 #                             make e2e (tests/e2e/rootfs.sh)
 #   BENCH_IMAGE_DIR=BENCH_OUT  where the guest's disk image is made (one
@@ -295,8 +300,12 @@ if [ "$dry_run" = 1 ]; then
 		clang-lto-pgo) d=$ksrc/$k what="the profile trained above, kpgo afdo" ;;
 		clang-lto-pgo-inl) d=$ksrc/$k what="the profile trained above, kpgo afdo --inlined" ;;
 		clang-lto-pgo-entry)
-			printf '  build baseline-dbg in %s (baseline with debug information; %s)\n' "$ksrc/baseline-dbg" \
-				"$(before "$ksrc/baseline-dbg/kpgo-inputs")"
+			if [ -n "${BENCH_ENTRY_DBG:-}" ]; then
+				printf '  entry profile kernel: %s as it is (BENCH_ENTRY_DBG)\n' "$BENCH_ENTRY_DBG"
+			else
+				printf '  build baseline-dbg in %s (baseline with debug information; %s)\n' "$ksrc/baseline-dbg" \
+					"$(before "$ksrc/baseline-dbg/kpgo-inputs")"
+			fi
 			printf '  entry profile: %s (%s), baseline-dbg on the training mix under blockprof\n' \
 				"$out/entry/entry.afdo.txt" "$(before "$out/entry/entry.afdo.txt")"
 			d=$ksrc/$k what="the profile trained above, kpgo afdo --add the entry profile"
@@ -413,7 +422,21 @@ for k in "${kernels[@]}"; do
 		;;
 	esac
 done
-! $want_entry || kbuild baseline-dbg --flavour baseline --debug-info
+# the entry profile's kernel: baseline with debug information, or one
+# built before (BENCH_ENTRY_DBG, e.g. in another checkout's source tree of
+# the same release: its places are relative to its object tree)
+if $want_entry; then
+	if [ -n "${BENCH_ENTRY_DBG:-}" ]; then
+		dbg=$(readlink -f "$BENCH_ENTRY_DBG")
+		note "entry profile's kernel: $dbg as it is (BENCH_ENTRY_DBG)"
+		{ [ -f "$dbg/vmlinux" ] && [ -f "$dbg/arch/x86/boot/bzImage" ]; } || die "'$dbg' has no vmlinux and bzImage"
+		[ "$(release_of "$dbg")" = "$(release_of "$(tree baseline)")" ] ||
+			die "'$dbg' is $(release_of "$dbg"), not baseline's $(release_of "$(tree baseline)")"
+	else
+		dbg=$ksrc/baseline-dbg
+		kbuild baseline-dbg --flavour baseline --debug-info
+	fi
+fi
 
 # --- image ----------------------------------------------------------------
 
@@ -510,7 +533,6 @@ if $want_pgo; then
 	# (every kernel block and taken branch counted), llvm-profgen's
 	# sample profile of it, the places of its functions
 	if $want_entry; then
-		dbg=$ksrc/baseline-dbg
 		entry_id=$({
 			printf 'kernel %s\nrootfs %s\nscale %s\n' "$(readelf -n "$dbg/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)" \
 				"$(basename "$rootfs_tar")" "$train_scale"

@@ -4,7 +4,7 @@
 # entry-profile.sh: the block profile of an uninstrumented kernel
 # (tests/bench/blockprof.c, one boot under QEMU) as a sample profile for
 # kpgo afdo --add, with its places table for --add-places. Glue around
-# llvm-profgen, nm and addr2line.
+# llvm-profgen, llvm-symbolizer and nm.
 #
 #   entry-profile.sh --vmlinux VMLINUX --objtree DIR --blocks FILE --out DIR
 #                    [--llvm-bin DIR]
@@ -15,9 +15,11 @@
 # compiler). Writes OUT/entry.afdo.txt (llvm-profgen's text profile: every
 # function that ran, by its DWARF name, with inlined callsites) and
 # OUT/entry.places (a kpgo afdo definitions table: for each of those
-# names defined once in VMLINUX's symbol table, the source file and line
-# of its first instruction). A name defined more than once (static
-# functions of one name) gets no place: kpgo afdo --add leaves it out.
+# names defined once in VMLINUX's symbol table, the source file and the
+# line of its name, DWARF's DW_AT_decl_file and DW_AT_decl_line, as
+# llvm-symbolizer reads them: where Clang reports the function). A name
+# defined more than once (static functions of one name) gets no place:
+# kpgo afdo --add leaves it out.
 
 set -euo pipefail
 prog=entry-profile.sh
@@ -41,11 +43,12 @@ while [ $# -gt 0 ]; do
 done
 { [ -n "$vmlinux" ] && [ -n "$objtree" ] && [ -n "$blocks" ] && [ -n "$out" ]; } ||
 	die "usage: $prog --vmlinux VMLINUX --objtree DIR --blocks FILE --out DIR [--llvm-bin DIR]"
-for t in nm addr2line readelf; do
+for t in nm readelf; do
 	command -v "$t" >/dev/null || die "'$t' not found (binutils)"
 done
-profgen=$llvm_bin/llvm-profgen
-[ -x "$profgen" ] || die "no llvm-profgen in '$llvm_bin' (tests/install-deps.sh installs llvm-16)"
+profgen=$llvm_bin/llvm-profgen symbolizer=$llvm_bin/llvm-symbolizer
+{ [ -x "$profgen" ] && [ -x "$symbolizer" ]; } ||
+	die "no llvm-profgen and llvm-symbolizer in '$llvm_bin' (tests/install-deps.sh installs llvm-16)"
 [ -s "$blocks" ] || die "no block profile at '$blocks'"
 readelf -S "$vmlinux" | grep -q '\.debug_info' || die "'$vmlinux' has no debug information (kpgo-kbuild --debug-info)"
 objtree=$(readlink -f "$objtree")
@@ -58,26 +61,41 @@ mkdir -p "$out"
 	die "llvm-profgen failed: $(tail -1 "$out/llvm-profgen.log")"
 
 # the places: the function names of the profile, their address when the
-# symbol table has exactly one function of that name, and addr2line's
-# FILE:LINE for that address
+# symbol table has exactly one function of that name, and the function's
+# own file and line there (llvm-symbolizer --verbose: "Function start
+# filename" when it names one, else the address's "Filename"; "Function
+# start line")
 sed -n 's/^\([^ #][^:]*\):[0-9]*:[0-9]*$/\1/p' "$out/entry.afdo.txt.new" | sort -u >"$out/names"
 nm --defined-only "$vmlinux" | awk '$2 ~ /^[tTwW]$/ { n[$3]++; a[$3] = $1 } END { for (s in n) if (n[s] == 1) print s, a[s] }' |
 	sort >"$out/syms"
 join "$out/names" "$out/syms" >"$out/named"
-cut -d' ' -f2 "$out/named" | addr2line -e "$vmlinux" >"$out/lines"
+cut -d' ' -f2 "$out/named" | sed 's/^/0x/' |
+	"$symbolizer" --verbose --no-inlines --obj="$vmlinux" >"$out/symbolized" ||
+	die "llvm-symbolizer failed on '$vmlinux'"
+# one "FILE<TAB>LINE" (or "-") per address, in order
+awk '
+	function flush() { if (seen) print ((start != "" ? start : file) != "" && line ~ /^[1-9][0-9]*$/ ? (start != "" ? start : file) "\t" line : "-"); seen = 0 }
+	/^$/ { flush(); next }
+	/^[^ ]/ { flush(); seen = 1; file = ""; start = ""; line = ""; next }
+	/^  Filename: / { file = substr($0, 13) }
+	/^  Function start filename: / { start = substr($0, 28); if (start == "<invalid>") start = "" }
+	/^  Function start line: / { line = substr($0, 24) }
+	END { flush() }
+' "$out/symbolized" >"$out/lines"
+[ "$(wc -l <"$out/lines")" = "$(wc -l <"$out/named")" ] || die "llvm-symbolizer gave $(wc -l <"$out/lines") places for $(wc -l <"$out/named") addresses"
 {
 	echo '# kpgo afdo defs 1'
-	paste -d' ' "$out/named" "$out/lines" | awk -v top="$objtree/" '
+	paste "$out/named" "$out/lines" | awk -F '\t' -v top="$objtree/" '
+		$2 == "-" { next }
 		{
-			n = split($3, p, ":"); line = p[n]; sub(/ \(discriminator [0-9]+\)$/, "", line)
-			file = substr($3, 1, length($3) - length(p[n]) - 1)
-			if (file == "??" || line !~ /^[1-9][0-9]*$/) next
+			split($1, nf, " ")
+			file = $2
 			if (index(file, top) == 1) file = substr(file, length(top) + 1)
-			printf "%s\tprofile\t%s\t%s\n", $1, file, line
+			printf "%s\tprofile\t%s\t%s\n", nf[1], file, $3
 		}' | sort
 } >"$out/entry.places.new"
 mv "$out/entry.afdo.txt.new" "$out/entry.afdo.txt"
 mv "$out/entry.places.new" "$out/entry.places"
 printf '%s: %s functions, %s with a place\n' "$prog" "$(wc -l <"$out/names")" \
 	"$(($(wc -l <"$out/entry.places") - 1))" >&2
-rm -f "$out/names" "$out/syms" "$out/named" "$out/lines"
+rm -f "$out/names" "$out/syms" "$out/named" "$out/symbolized" "$out/lines"
