@@ -50,7 +50,7 @@ profgen=$llvm_bin/llvm-profgen symbolizer=$llvm_bin/llvm-symbolizer
 { [ -x "$profgen" ] && [ -x "$symbolizer" ]; } ||
 	die "no llvm-profgen and llvm-symbolizer in '$llvm_bin' (tests/install-deps.sh installs llvm-16)"
 [ -s "$blocks" ] || die "no block profile at '$blocks'"
-readelf -S "$vmlinux" | grep -q '\.debug_info' || die "'$vmlinux' has no debug information (kpgo-kbuild --debug-info)"
+[ "$(readelf -S "$vmlinux" 2>/dev/null | grep -c '\.debug_info')" != 0 ] || die "'$vmlinux' has no debug information (kpgo-kbuild --debug-info)"
 objtree=$(readlink -f "$objtree")
 mkdir -p "$out"
 

@@ -98,3 +98,45 @@ S
     assert_failure
     [ ! -e "$W/prof" ]
 }
+
+@test "entry-profile.sh: the block profile as a sample profile and a places table at the functions' names" {
+    [ -x /usr/lib/llvm-16/bin/llvm-profgen ] || skip "llvm-profgen (llvm-16) is not installed"
+    mkdir -p "$W/obj" "$W/src"
+    # Line numbers matter: hot's name is on line 2, main's on line 9.
+    cat >"$W/src/p.c" <<'C'
+__attribute__((noinline)) int
+hot(int v)
+{
+	if (v & 1)
+		return v * 3;
+	return v / 2;
+}
+int
+main(void)
+{
+	int s = 0;
+	for (int i = 0; i < 5000; i++)
+		s += hot(i);
+	return s == 42;
+}
+C
+    (cd "$W/obj" && gcc -O1 -g -static ../src/p.c -o p)
+    lo=$(nm "$W/obj/p" | awk '$3 == "hot" { print $1 }')
+    hi=$(printf '%x' $((0x$(nm "$W/obj/p" | awk '$3 == "main" { print $1 }') + 256)))
+    qemu-x86_64 -plugin "$P,out=$W/blocks,text=$lo-$hi" "$W/obj/p"
+    run "$BATS_TEST_DIRNAME/../bench/entry-profile.sh" --vmlinux "$W/obj/p" --objtree "$W/obj" \
+        --blocks "$W/blocks" --out "$W/out"
+    assert_success
+    assert_output --partial "entry-profile.sh: 2 functions, 2 with a place"
+    run grep -E '^(hot|main):' "$W/out/entry.afdo.txt"
+    assert_line --regexp '^hot:[0-9]+:5000$'
+    # places: the names' lines, the files as the compiler was given them
+    run cat "$W/out/entry.places"
+    assert_output "$(printf '# kpgo afdo defs 1\nhot\tprofile\t../src/p.c\t2\nmain\tprofile\t../src/p.c\t9')"
+    # no debug information: refused with one line
+    strip -g "$W/obj/p"
+    run "$BATS_TEST_DIRNAME/../bench/entry-profile.sh" --vmlinux "$W/obj/p" --objtree "$W/obj" \
+        --blocks "$W/blocks" --out "$W/out2"
+    assert_failure 1
+    assert_output "entry-profile.sh: '$W/obj/p' has no debug information (kpgo-kbuild --debug-info)"
+}
