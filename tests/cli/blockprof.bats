@@ -12,12 +12,7 @@ bats_require_minimum_version 1.5.0
 setup() {
     skip_if_sanitized "QEMU's blockprof plugin is no kpgo code and never built sanitized; make check-tool tests it"
     W=$BATS_TEST_TMPDIR
-    P=${KPGO_BLOCKPROF:-}
-    if [ -z "$P" ]; then
-        P=$(find "${KPGO_BUILD:-$BATS_TEST_DIRNAME/../../build}/qemu-plugin" -name 'blockprof-*.so' 2>/dev/null | head -1)
-    fi
-    [ -f "$P" ] || fail "no blockprof plugin (make cachesim, or KPGO_BLOCKPROF=PATH)"
-    command -v qemu-x86_64 >/dev/null || fail "qemu-x86_64 not found (tests/install-deps.sh installs qemu-user)"
+    P=$(bench_plugin blockprof "${KPGO_BLOCKPROF:-}") || return 1
     # loop: 1000 passes of a two-instruction block that jumps back to
     # itself; the symbols mark where the loop and its block start.
     # Line numbers matter: dec is on line 9.

@@ -13,12 +13,7 @@ setup() {
     # SANITIZE's, and runs in QEMU: no kpgo code runs in these tests.
     skip_if_sanitized "QEMU's cachesim plugin is no kpgo code and never built sanitized; make check-tool tests it"
     W=$BATS_TEST_TMPDIR
-    P=${KPGO_CACHESIM:-}
-    if [ -z "$P" ]; then
-        P=$(find "${KPGO_BUILD:-$BATS_TEST_DIRNAME/../../build}/qemu-plugin" -name 'cachesim-*.so' 2>/dev/null | head -1)
-    fi
-    [ -f "$P" ] || fail "no cachesim plugin (make cachesim, or KPGO_CACHESIM=PATH)"
-    command -v qemu-x86_64 >/dev/null || fail "qemu-x86_64 not found (tests/install-deps.sh installs qemu-user)"
+    P=$(bench_plugin cachesim "${KPGO_CACHESIM:-}") || return 1
     cat >"$W/t.c" <<'C'
 #include <stdlib.h>
 #include <string.h>

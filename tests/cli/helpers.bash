@@ -27,6 +27,19 @@ skip_if_sanitized() {
     [ -z "${KPGO_SANITIZED:-}" ] || skip "kpgo built with -fsanitize=$KPGO_SANITIZED: $1"
 }
 
+# bench_plugin NAME [PATH]: the kernel benchmark's QEMU plugin NAME
+# (tests/bench/NAME.c, built into build/qemu-plugin by make cachesim), or
+# PATH when given; the test fails without it or without qemu-x86_64 (the
+# plugin tests run it on small programs in QEMU's user mode).
+bench_plugin() {
+    local p=${2:-}
+    [ -n "$p" ] || p=$(find "${KPGO_BUILD:-$BATS_TEST_DIRNAME/../../build}/qemu-plugin" -name "$1-*.so" 2>/dev/null | head -1)
+    [ -f "$p" ] || { fail "no $1 plugin (make cachesim, or KPGO_${1^^}=PATH)"; return 1; }
+    command -v qemu-x86_64 >/dev/null ||
+        { fail "qemu-x86_64 not found (tests/install-deps.sh installs qemu-user)"; return 1; }
+    echo "$p"
+}
+
 # make_program DIR [VARIANT]: builds a three-object program with
 # -fprofile-arcs in DIR (objects main.o, lib/a.o, lib/b.o). VARIANT 2
 # changes the control flow of lib/b.c (for stale-profile tests).
