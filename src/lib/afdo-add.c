@@ -125,9 +125,16 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
 	e = in.buf + in.len;
 	while (!r && p < e) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		const char *le = nl ? nl : e;
+		const char *le = nl ? nl : e, *q = p;
 
-		if (le > p && *p != ' ' && *p != '#') {
+		/* empty lines and comments (indented too, as LLVM reads them) are dropped */
+		while (q < le && *q == ' ')
+			q++;
+		if (q == le || *q == '#') {
+			p = nl ? nl + 1 : e;
+			continue;
+		}
+		if (*p != ' ') {
 			const struct kpgo_afdo_def *pl = NULL;
 			size_t len;
 			uint64_t total;
@@ -154,11 +161,10 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
 								       pl->line };
 				}
 			}
-		} else if (le > p && *p == ' ' && keep) {
+		} else if (keep) {
 			st->added_records++;
 		}
-		/* comments and empty lines are not copied */
-		if (keep && le > p && *p != '#')
+		if (keep)
 			r = strbuf_add(text, p, (size_t)(le - p)) ?: strbuf_addch(text, '\n');
 		p = nl ? nl + 1 : e;
 	}
