@@ -15,11 +15,11 @@
 # compiler). Writes OUT/entry.afdo.txt (llvm-profgen's text profile: every
 # function that ran, by its DWARF name, with inlined callsites) and
 # OUT/entry.places (a kpgo afdo definitions table: for each of those
-# names defined once in VMLINUX's symbol table, the source file and the
-# line of its name, DWARF's DW_AT_decl_file and DW_AT_decl_line, as
-# llvm-symbolizer reads them: where Clang reports the function). A name
-# defined more than once (static functions of one name) gets no place:
-# kpgo afdo --add leaves it out.
+# names, the source file and the line of its name, DWARF's decl file and
+# line as llvm-symbolizer reads them at each of the name's symbols, GCC's
+# clones of it included: where Clang reports the function). A name whose
+# symbols have several places (static functions of one name in different
+# files) or none (assembly) gets no place: kpgo afdo --add leaves it out.
 
 set -euo pipefail
 prog=entry-profile.sh
@@ -66,36 +66,48 @@ mkdir -p "$out"
 # filename" when it names one, else the address's "Filename"; "Function
 # start line")
 sed -n 's/^\([^ #][^:]*\):[0-9]*:[0-9]*$/\1/p' "$out/entry.afdo.txt.new" | sort -u >"$out/names"
-nm --defined-only "$vmlinux" | awk '$2 ~ /^[tTwW]$/ { n[$3]++; a[$3] = $1 } END { for (s in n) if (n[s] == 1) print s, a[s] }' |
-	sort >"$out/syms"
-join "$out/names" "$out/syms" >"$out/named"
+# every function symbol of a profile name, GCC's clones of it too
+# (NAME.constprop.0, NAME.isra.0, NAME.part.0, NAME.cold: DWARF names them
+# NAME), as "NAME ADDRESS"
+nm --defined-only "$vmlinux" | awk '$2 ~ /^[tTwW]$/ && $3 !~ /\.cold(\.|$)/ { n = $3; sub(/\..*/, "", n); if (n != "") print n, $1 }' |
+	sort -u | join "$out/names" - >"$out/named"
 cut -d' ' -f2 "$out/named" | sed 's/^/0x/' |
-	"$symbolizer" --verbose --no-inlines --obj="$vmlinux" >"$out/symbolized" ||
+	"$symbolizer" --verbose --obj="$vmlinux" >"$out/symbolized" ||
 	die "llvm-symbolizer failed on '$vmlinux'"
-# one "FILE<TAB>LINE" (or "-") per address, in order
+# one "FILE<TAB>LINE" (or "-") per address, in order: of the frames of an
+# address (the functions inlined there, innermost first, then the
+# function itself), the last one's "Function start filename", or its
+# "Filename" when that is empty, and its "Function start line"
 awk '
 	function flush() { if (seen) print ((start != "" ? start : file) != "" && line ~ /^[1-9][0-9]*$/ ? (start != "" ? start : file) "\t" line : "-"); seen = 0 }
 	/^$/ { flush(); next }
-	/^[^ ]/ { flush(); seen = 1; file = ""; start = ""; line = ""; next }
+	/^[^ ]/ { seen = 1; file = ""; start = ""; line = ""; next }
 	/^  Filename: / { file = substr($0, 13) }
 	/^  Function start filename: / { start = substr($0, 28); if (start == "<invalid>") start = "" }
 	/^  Function start line: / { line = substr($0, 24) }
 	END { flush() }
 ' "$out/symbolized" >"$out/lines"
 [ "$(wc -l <"$out/lines")" = "$(wc -l <"$out/named")" ] || die "llvm-symbolizer gave $(wc -l <"$out/lines") places for $(wc -l <"$out/named") addresses"
+# a name whose symbols all have one place gets it; one with none (code
+# without DWARF functions: assembly) or several (static functions of one
+# name in different files) gets none
 {
 	echo '# kpgo afdo defs 1'
 	paste "$out/named" "$out/lines" | awk -F '\t' -v top="$objtree/" '
-		$2 == "-" { next }
 		{
 			split($1, nf, " ")
+			name = nf[1]
+			if ($2 == "-") next
 			file = $2
 			if (index(file, top) == 1) file = substr(file, length(top) + 1)
-			printf "%s\tprofile\t%s\t%s\n", nf[1], file, $3
-		}' | sort
+			place = file "\t" $3
+			if (name in at && at[name] != place) bad[name] = 1
+			at[name] = place
+		}
+		END { for (name in at) if (!(name in bad)) printf "%s\tprofile\t%s\n", name, at[name] }' | sort
 } >"$out/entry.places.new"
 mv "$out/entry.afdo.txt.new" "$out/entry.afdo.txt"
 mv "$out/entry.places.new" "$out/entry.places"
 printf '%s: %s functions, %s with a place\n' "$prog" "$(wc -l <"$out/names")" \
 	"$(($(wc -l <"$out/entry.places") - 1))" >&2
-rm -f "$out/names" "$out/syms" "$out/named" "$out/symbolized" "$out/lines"
+rm -f "$out/names" "$out/named" "$out/symbolized" "$out/lines"
