@@ -164,6 +164,29 @@ static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *do
 	    (r = kpgo_json_get_textlist(doc, "other_build", &s->other_build, err)) ||
 	    (r = kpgo_json_get_textlist(doc, "ambiguous", &s->ambiguous, err)))
 		return r;
+	/* What --add added, when it was given: optional (summaries before it lack it). */
+	if (kpgo_json_get(doc, "added_from")) {
+		const char *from;
+
+		if ((r = kpgo_json_get_text(doc, "added_from", true, &from, err)))
+			return r;
+#define ADDED(X)                                                                                   \
+	X("added_functions", s->st.added_functions)                                                \
+	X("added_records", s->st.added_records)                                                    \
+	X("added_samples", s->st.added_samples)                                                    \
+	X("added_known", s->st.added_known)                                                        \
+	X("added_no_place", s->st.added_no_place)
+#define READ(key, field)                                                                           \
+	if (!r)                                                                                    \
+		r = get_count(doc, key, &(field), sizeof(field), err);
+		ADDED(READ)
+#undef READ
+#undef ADDED
+		if (r)
+			return r;
+		if (from && !(s->added_from = strdup(from)))
+			return kpgo_error_set(err, -ENOMEM, "out of memory");
+	}
 	memcpy(s->output_sha256, sha, KPGO_SHA256_HEX);
 	s->output = strdup(output);
 	s->defs = defs ? strdup(defs) : NULL;

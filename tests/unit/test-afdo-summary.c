@@ -118,9 +118,41 @@ static void test_round_trip(void)
 	strbuf_release(&b);
 }
 
+/* kpgo afdo --add: its line, and its numbers read back for kpgo report's head. */
+static void test_added(void)
+{
+	struct kpgo_afdo_summary s, t;
+	struct strbuf a = STRBUF_INIT, out = STRBUF_INIT;
+	struct kpgo_error err;
+
+	make(&s);
+	s.added_from = strdup("/b/entry.afdo.txt");
+	s.st.added_functions = 28;
+	s.st.added_records = 517;
+	s.st.added_samples = 9000;
+	s.st.added_known = 5142;
+	s.st.added_no_place = 27;
+	kpgo_afdo_summary_format(&s, &out);
+	ok(strstr(out.buf, "\nkpgo afdo: added 28 functions (517 lines) of '/b/entry.afdo.txt', "
+			   "whose names gcov has no function of; kept gcov's counts for 5142 of "
+			   "its functions, left out 27 without a place\n") != NULL,
+	   "--add's line");
+	is_int(kpgo_afdo_summary_json(&s, &a), 0, "as JSON");
+	kpgo_afdo_summary_init(&t);
+	is_int(kpgo_afdo_summary_parse(&t, a.buf, a.len, &err), 0, "  reads back");
+	ok(t.added_from && !strcmp(t.added_from, "/b/entry.afdo.txt") &&
+		   !memcmp(&s.st, &t.st, sizeof(s.st)),
+	   "  with what was added");
+	kpgo_afdo_summary_release(&t);
+	kpgo_afdo_summary_release(&s);
+	strbuf_release(&a);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	test_lines();
 	test_round_trip();
+	test_added();
 	return done_testing();
 }
