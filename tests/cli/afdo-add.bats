@@ -12,10 +12,7 @@ bats_require_minimum_version 1.5.0
 # entry() is built without instrumentation, as the kernel's noinstr
 # functions are (__no_profile): gcov has no function of that name.
 setup() {
-    command -v gcc-12 >/dev/null || skip "gcc-12 is not installed"
-    W=$(cd "$BATS_TEST_TMPDIR" && pwd -P)
-    B=$W/build
-    mkdir -p "$B"
+    afdo_workdir
     cat >"$B/main.c" <<'C'
 __attribute__((noinline, no_profile_instrument_function)) int entry(int v)
 {

@@ -12,10 +12,7 @@ bats_require_minimum_version 1.5.0
 # inl() has no body in main.o: GCC inlines it before instrumenting.
 # Line numbers matter: inl starts on line 2 of inl.h.
 setup() {
-    command -v gcc-12 >/dev/null || skip "gcc-12 is not installed"
-    W=$(cd "$BATS_TEST_TMPDIR" && pwd -P)
-    B=$W/build
-    mkdir -p "$B"
+    afdo_workdir
     cat >"$B/inl.h" <<'C'
 int rare(int v);
 static inline __attribute__((always_inline)) int inl(int v)

@@ -97,10 +97,7 @@ C
 }
 
 setup() {
-    command -v gcc-12 >/dev/null || skip "gcc-12 is not installed"
-    # Physical paths: gcov reports the directory GCC ran in.
-    W=$(cd "$BATS_TEST_TMPDIR" && pwd -P)
-    B=$W/build
+    afdo_workdir
     make_afdo_program "$B"
     (cd "$B" && ./prog 1600)
     gcov_tree "$B" "$W/gcov"

@@ -27,6 +27,16 @@ skip_if_sanitized() {
     [ -z "${KPGO_SANITIZED:-}" ] || skip "kpgo built with -fsanitize=$KPGO_SANITIZED: $1"
 }
 
+# afdo_workdir: for the kpgo afdo tests, which compile with gcc-12 (skipped
+# without it): W, the test's directory by its physical path (gcov reports
+# the directory GCC ran in), and B=$W/build, made.
+afdo_workdir() {
+    command -v gcc-12 >/dev/null || skip "gcc-12 is not installed"
+    W=$(cd "$BATS_TEST_TMPDIR" && pwd -P)
+    B=$W/build
+    mkdir -p "$B"
+}
+
 # bench_plugin NAME [PATH]: the kernel benchmark's QEMU plugin NAME
 # (tests/bench/NAME.c, built into build/qemu-plugin by make cachesim), or
 # PATH when given; the test fails without it or without qemu-x86_64 (the
