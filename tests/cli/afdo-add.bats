@@ -146,3 +146,14 @@ failed_with() {
     run kpgo afdo --list-objects --objtree "$B" --add "$W/blocks.txt"
     assert_failure 2
 }
+
+@test "--add-places: added rows merge into the table in byte order, names that prefix others included" {
+    printf 'ma:10:1\n 1: 1\nmain_x:10:1\n 1: 1\nmain2:10:1\n 1: 1\nA:10:1\n 1: 1\n' >"$W/more.txt"
+    printf '# kpgo afdo defs 1\n%s\t%s\t%s\t%s\n' ma profile a.c 1 main_x profile a.c 2 main2 profile a.c 3 A profile a.c 4 \
+        >"$W/more.places"
+    run kpgo afdo -q -o "$W/out.txt" --defs "$W/defs" --add "$W/more.txt" --add-places "$W/more.places" "$W/p.kpgo"
+    assert_success
+    run cut -f1 "$W/defs"
+    assert_output "$(printf '# kpgo afdo defs 1\nA\nma\nmain\nmain2\nmain_x\nwork')"
+    [ "$(LC_ALL=C sort <(tail -n +2 "$W/defs" | cut -f1))" = "$(tail -n +2 "$W/defs" | cut -f1)" ]
+}
