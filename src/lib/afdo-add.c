@@ -17,33 +17,58 @@ struct added {
 	uint32_t line;
 };
 
-/* The head line's NAME ("NAME:TOTAL:HEAD", checked before) and its TOTAL. */
-static void head_of(const char *s, const char *e, size_t *name_len, uint64_t *total)
+/*
+ * A head line "NAME:TOTAL:HEAD" (checked before) into @name: NAME, and its
+ * TOTAL in @total.
+ */
+static int head_of(const char *s, const char *e, struct strbuf *name, uint64_t *total)
 {
-	const char *c2 = e, *c1;
+	char *c2, *c1;
 
-	while (*--c2 != ':')
-		;
-	c1 = c2;
-	while (*--c1 != ':')
-		;
-	*name_len = (size_t)(c1 - s);
-	*total = 0;
-	for (s = c1 + 1; s < c2; s++)
-		*total = *total > (UINT64_MAX - 9) / 10 ? UINT64_MAX :
-							  *total * 10 + (uint64_t)(*s - '0');
+	strbuf_reset(name);
+	if (strbuf_add(name, s, (size_t)(e - s)))
+		return -ENOMEM;
+	c2 = strrchr(name->buf, ':');
+	*c2 = '\0';
+	c1 = strrchr(name->buf, ':');
+	*c1 = '\0';
+	return kpgo_parse_u64(c1 + 1, total);
 }
 
-/* The "profile" line of @name in @places (sorted by place, so searched whole). */
-static const struct kpgo_afdo_def *place_of(const struct kpgo_afdo_defs *places, const char *name)
+/* By name: the places' "profile" lines, for bsearch(). */
+static int cmp_def_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct kpgo_afdo_def *const *)a)->name,
+		      (*(const struct kpgo_afdo_def *const *)b)->name);
+}
+
+/*
+ * The "profile" lines of @places sorted by name into @index (the table
+ * is sorted by place); the parser refused a name with two of them.
+ */
+static int index_places(const struct kpgo_afdo_defs *places, const struct kpgo_afdo_def ***index,
+			size_t *n)
 {
 	size_t i;
 
+	*n = 0;
+	*index = malloc((places->n ? places->n : 1) * sizeof(**index));
+	if (!*index)
+		return -ENOMEM;
 	for (i = 0; i < places->n; i++)
-		if (places->defs[i].role == KPGO_AFDO_ROLE_PROFILE &&
-		    !strcmp(places->defs[i].name, name))
-			return &places->defs[i];
-	return NULL;
+		if (places->defs[i].role == KPGO_AFDO_ROLE_PROFILE)
+			(*index)[(*n)++] = &places->defs[i];
+	qsort(*index, *n, sizeof(**index), cmp_def_name);
+	return 0;
+}
+
+static const struct kpgo_afdo_def *place_of(const struct kpgo_afdo_def **index, size_t n,
+					    const char *name)
+{
+	const struct kpgo_afdo_def key = { .name = name }, *k = &key, **hit;
+
+	hit = bsearch(&k, index, n, sizeof(*index), cmp_def_name);
+	return hit ? *hit : NULL;
 }
 
 static int cmp_added(const void *a, const void *b)
@@ -100,8 +125,9 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
 	struct strbuf in = STRBUF_INIT, name = STRBUF_INIT;
 	struct kpgo_afdo_defs places;
 	struct kpgo_afdo_text t;
+	const struct kpgo_afdo_def **index = NULL;
 	struct added *add = NULL;
-	size_t n_add = 0, alloc = 0;
+	size_t n_add = 0, alloc = 0, n_index = 0;
 	const char *p, *e;
 	bool keep = false;
 	int r;
@@ -121,6 +147,8 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
 		kpgo_error_prefix(err, "cannot read the places of '%s' ('%s')", path, places_path);
 		r = -EINVAL;
 	}
+	if (!r && places_path && index_places(&places, &index, &n_index))
+		r = kpgo_error_set(err, -ENOMEM, "out of memory");
 	p = in.buf;
 	e = in.buf + in.len;
 	while (!r && p < e) {
@@ -136,18 +164,18 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
 		}
 		if (*p != ' ') {
 			const struct kpgo_afdo_def *pl = NULL;
-			size_t len;
 			uint64_t total;
 
-			head_of(p, le, &len, &total);
-			strbuf_reset(&name);
-			r = strbuf_add(&name, p, len);
+			r = head_of(p, le, &name, &total);
+			if (r && r != -ENOMEM)
+				r = kpgo_error_set(err, r, "'%s': a function head kpgo cannot read",
+						   path);
 			if (r)
 				break;
 			keep = false;
 			if (kpgo_afdo_knows(a, name.buf)) {
 				st->added_known++;
-			} else if (places_path && !(pl = place_of(&places, name.buf))) {
+			} else if (places_path && !(pl = place_of(index, n_index, name.buf))) {
 				st->added_no_place++;
 			} else {
 				keep = true;
@@ -173,6 +201,7 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
 	if (!r && defs && n_add && merge_rows(defs, add, n_add))
 		r = kpgo_error_set(err, -ENOMEM, "out of memory");
 	free(add);
+	free(index);
 	kpgo_afdo_defs_release(&places);
 	strbuf_release(&name);
 	strbuf_release(&in);

@@ -71,6 +71,14 @@ int kpgo_afdo_summary_set_files(struct kpgo_afdo_summary *s, const char *output,
 	X("negative_counts", s->st.negative_counts)                                                \
 	X("gcov_messages", s->gcov_messages)
 
+/* What kpgo afdo --add added (after "added_from"): written always, read when there. */
+#define ADDED_COUNTS(X)                                                                            \
+	X("added_functions", s->st.added_functions)                                                \
+	X("added_records", s->st.added_records)                                                    \
+	X("added_samples", s->st.added_samples)                                                    \
+	X("added_known", s->st.added_known)                                                        \
+	X("added_no_place", s->st.added_no_place)
+
 int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out)
 {
 	struct kpgo_json_writer w;
@@ -92,11 +100,9 @@ int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out
 	kpgo_jw_u64(&w, "recovered_lines", s->st.recovered_lines);
 	kpgo_jw_u64(&w, "recovered_samples", s->st.recovered_samples);
 	kpgo_jw_string(&w, "added_from", s->added_from);
-	kpgo_jw_u64(&w, "added_functions", s->st.added_functions);
-	kpgo_jw_u64(&w, "added_records", s->st.added_records);
-	kpgo_jw_u64(&w, "added_samples", s->st.added_samples);
-	kpgo_jw_u64(&w, "added_known", s->st.added_known);
-	kpgo_jw_u64(&w, "added_no_place", s->st.added_no_place);
+#define WRITE(key, field) kpgo_jw_u64(&w, key, field);
+	ADDED_COUNTS(WRITE)
+#undef WRITE
 	kpgo_jw_object_begin(&w, "unplaced_causes");
 	for (int c = 0; c < KPGO_AFDO_CAUSES; c++) {
 		kpgo_jw_object_begin(&w, kpgo_afdo_cause_name(c));
@@ -170,18 +176,11 @@ static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *do
 
 		if ((r = kpgo_json_get_text(doc, "added_from", true, &from, err)))
 			return r;
-#define ADDED(X)                                                                                   \
-	X("added_functions", s->st.added_functions)                                                \
-	X("added_records", s->st.added_records)                                                    \
-	X("added_samples", s->st.added_samples)                                                    \
-	X("added_known", s->st.added_known)                                                        \
-	X("added_no_place", s->st.added_no_place)
 #define READ(key, field)                                                                           \
 	if (!r)                                                                                    \
 		r = get_count(doc, key, &(field), sizeof(field), err);
-		ADDED(READ)
+		ADDED_COUNTS(READ)
 #undef READ
-#undef ADDED
 		if (r)
 			return r;
 		if (from && !(s->added_from = strdup(from)))

@@ -100,16 +100,19 @@ static int grow_table(struct kpgo_afdo *a)
 	return 0;
 }
 
+/* @name's slot in the table: its entry, or the free slot where it would go. */
+static size_t slot_of(const struct kpgo_afdo *a, const char *name)
+{
+	size_t j = hash_name(name) & (a->cap - 1);
+
+	while (a->slots[j] && strcmp(a->slots[j]->name, name))
+		j = (j + 1) & (a->cap - 1);
+	return j;
+}
+
 bool kpgo_afdo_knows(const struct kpgo_afdo *a, const char *name)
 {
-	size_t j;
-
-	if (!a->cap)
-		return false;
-	for (j = hash_name(name) & (a->cap - 1); a->slots[j]; j = (j + 1) & (a->cap - 1))
-		if (!strcmp(a->slots[j]->name, name))
-			return true;
-	return false;
+	return a->slots[slot_of(a, name)] != NULL;
 }
 
 int afdo_find_def(struct kpgo_afdo *a, const char *name, const char *file, const char *source,
@@ -121,9 +124,8 @@ int afdo_find_def(struct kpgo_afdo *a, const char *name, const char *file, const
 
 	if (a->used * 2 >= a->cap && grow_table(a))
 		return -ENOMEM;
-	j = hash_name(name) & (a->cap - 1);
-	while ((e = a->slots[j]) && strcmp(e->name, name))
-		j = (j + 1) & (a->cap - 1);
+	j = slot_of(a, name);
+	e = a->slots[j];
 	if (!e) {
 		e = calloc(1, sizeof(*e));
 		if (!e || !(e->name = strdup(name))) {
