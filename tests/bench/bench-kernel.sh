@@ -491,18 +491,33 @@ check_release() {
 	[ "$ran" = "$want" ] || die "boot $1: the guest ran '$ran', not '$want'"
 }
 
+# build_id_of VMLINUX: its GNU build id.
+build_id_of() {
+	local id
+	id=$(readelf -n "$1" | sed -n 's/^ *Build ID: //p' | head -1)
+	[ -n "$id" ] || die "'$1' has no GNU build id"
+	echo "$id"
+}
+
+# train_boot_id LABEL BUILD_ID [FILE...]: what the output of a boot on the
+# training mix is of: the kernel (LABEL, its build id), the image's Debian
+# packages, the guest's init and the sources of its programs (not the
+# binaries: their debug info names the directory they were built in), the
+# scale, and FILEs (what else made the output)
+train_boot_id() {
+	local label=$1 id=$2
+	shift 2
+	{
+		printf '%s %s\nrootfs %s\nscale %s\n' "$label" "$id" "$(basename "$rootfs_tar")" "$train_scale"
+		cat "$here/guest/init" "$here"/wl.h "$here"/wl-*.c "$@"
+	} | sha256sum | cut -c1-16
+}
+
 # --- training and the pgo kernel ----------------------------------------
 
 if $want_pgo; then
-	build_id=$(readelf -n "$instr/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)
-	[ -n "$build_id" ] || die "'$instr/vmlinux' has no GNU build id"
-	# what the profile is of: the kernel, the image's Debian packages, the
-	# guest's init and the sources of its programs (not the binaries: their
-	# debug info names the directory they were built in), the scale
-	train_id=$({
-		printf 'instr %s\nrootfs %s\nscale %s\n' "$build_id" "$(basename "$rootfs_tar")" "$train_scale"
-		cat "$here/guest/init" "$here"/wl.h "$here"/wl-*.c
-	} | sha256sum | cut -c1-16)
+	build_id=$(build_id_of "$instr/vmlinux")
+	train_id=$(train_boot_id instr "$build_id")
 	if [ -s "$out/train.kpgo" ] && [ "$(cat "$out/train.inputs" 2>/dev/null)" = "$train_id" ]; then
 		note "profile $out/train.kpgo (trained before on the same kernel, programs and scale)"
 	else
@@ -533,11 +548,8 @@ if $want_pgo; then
 	# (every kernel block and taken branch counted), llvm-profgen's
 	# sample profile of it, the places of its functions
 	if $want_entry; then
-		entry_id=$({
-			printf 'kernel %s\nrootfs %s\nscale %s\n' "$(readelf -n "$dbg/vmlinux" | sed -n 's/^ *Build ID: //p' | head -1)" \
-				"$(basename "$rootfs_tar")" "$train_scale"
-			cat "$here/guest/init" "$here"/wl.h "$here"/wl-*.c "$here/blockprof.c" "$here/entry-profile.sh"
-		} | sha256sum | cut -c1-16)
+		entry_id=$(train_boot_id kernel "$(build_id_of "$dbg/vmlinux")" "$here/blockprof.c" \
+			"$here/entry-profile.sh")
 		if [ -s "$out/entry/entry.afdo.txt" ] && [ "$(cat "$out/entry/inputs" 2>/dev/null)" = "$entry_id" ]; then
 			note "entry profile $out/entry/entry.afdo.txt (made before from the same kernel, programs and scale)"
 		else
@@ -564,11 +576,11 @@ if $want_pgo; then
 		case $k in
 		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
 		clang-lto-pgo | clang-lto-pgo-inl | clang-lto-pgo-entry)
-			inl=()
-			[ "$k" != clang-lto-pgo-inl ] || inl=(--localversion -clang-inl --afdo-inlined)
-			[ "$k" != clang-lto-pgo-entry ] || inl=(--localversion -clang-entry
+			extra=()
+			[ "$k" != clang-lto-pgo-inl ] || extra=(--localversion -clang-inl --afdo-inlined)
+			[ "$k" != clang-lto-pgo-entry ] || extra=(--localversion -clang-entry
 				--afdo-add "$out/entry/entry.afdo.txt" --afdo-add-places "$out/entry/entry.places")
-			kbuild "$k" --flavour pgo "${clang_opts[@]}" "${inl[@]}" --gcno "$instr" \
+			kbuild "$k" --flavour pgo "${clang_opts[@]}" "${extra[@]}" --gcno "$instr" \
 				--profile "$out/train.kpgo" --min-applied "$min_applied_clang"
 			;;
 		esac

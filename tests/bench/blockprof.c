@@ -95,7 +95,7 @@ static bool pairs_grow(struct pairs *p)
 	return true;
 }
 
-/* Adds @n to the count of (@a, @b); @a is never 0 (a kernel address). */
+/* Adds @n to the count of (@a, @b); @a is never 0 (an address in the text counted). */
 static bool pairs_add(struct pairs *p, uint64_t a, uint64_t b, uint64_t n)
 {
 	size_t j;

@@ -30,6 +30,7 @@ die() {
 	exit 1
 }
 
+usage="usage: $prog --vmlinux VMLINUX --objtree DIR --blocks FILE --out DIR [--llvm-bin DIR]"
 vmlinux='' objtree='' blocks='' out='' llvm_bin=/usr/lib/llvm-16/bin
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -38,11 +39,10 @@ while [ $# -gt 0 ]; do
 	--blocks) blocks=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--llvm-bin) llvm_bin=${2:?}; shift 2 ;;
-	*) die "usage: $prog --vmlinux VMLINUX --objtree DIR --blocks FILE --out DIR [--llvm-bin DIR]" ;;
+	*) die "$usage" ;;
 	esac
 done
-{ [ -n "$vmlinux" ] && [ -n "$objtree" ] && [ -n "$blocks" ] && [ -n "$out" ]; } ||
-	die "usage: $prog --vmlinux VMLINUX --objtree DIR --blocks FILE --out DIR [--llvm-bin DIR]"
+{ [ -n "$vmlinux" ] && [ -n "$objtree" ] && [ -n "$blocks" ] && [ -n "$out" ]; } || die "$usage"
 for t in nm readelf; do
 	command -v "$t" >/dev/null || die "'$t' not found (binutils)"
 done
@@ -60,15 +60,12 @@ mkdir -p "$out"
 	-o "$out/entry.afdo.txt.new" 2>"$out/llvm-profgen.log" ||
 	die "llvm-profgen failed: $(tail -1 "$out/llvm-profgen.log")"
 
-# the places: the function names of the profile, their address when the
-# symbol table has exactly one function of that name, and the function's
-# own file and line there (llvm-symbolizer --verbose: "Function start
-# filename" when it names one, else the address's "Filename"; "Function
-# start line")
+# the places: the function names of the profile, the addresses of their
+# symbols, and each function's own file and line there (llvm-symbolizer)
 sed -n 's/^\([^ #][^:]*\):[0-9]*:[0-9]*$/\1/p' "$out/entry.afdo.txt.new" | sort -u >"$out/names"
 # every function symbol of a profile name, GCC's clones of it too
-# (NAME.constprop.0, NAME.isra.0, NAME.part.0, NAME.cold: DWARF names them
-# NAME), as "NAME ADDRESS"
+# (NAME.constprop.0, NAME.isra.0, NAME.part.0: DWARF names them NAME), not
+# the cold parts (NAME.cold: not the function's entry), as "NAME ADDRESS"
 nm --defined-only "$vmlinux" | awk '$2 ~ /^[tTwW]$/ && $3 !~ /\.cold(\.|$)/ { n = $3; sub(/\..*/, "", n); if (n != "") print n, $1 }' |
 	sort -u | join "$out/names" - >"$out/named"
 cut -d' ' -f2 "$out/named" | sed 's/^/0x/' |
@@ -79,7 +76,12 @@ cut -d' ' -f2 "$out/named" | sed 's/^/0x/' |
 # function itself), the last one's "Function start filename", or its
 # "Filename" when that is empty, and its "Function start line"
 awk '
-	function flush() { if (seen) print ((start != "" ? start : file) != "" && line ~ /^[1-9][0-9]*$/ ? (start != "" ? start : file) "\t" line : "-"); seen = 0 }
+	function flush(f) {
+		if (!seen) return
+		f = start != "" ? start : file
+		print f != "" && line ~ /^[1-9][0-9]*$/ ? f "\t" line : "-"
+		seen = 0
+	}
 	/^$/ { flush(); next }
 	/^[^ ]/ { seen = 1; file = ""; start = ""; line = ""; next }
 	/^  Filename: / { file = substr($0, 13) }

@@ -32,11 +32,7 @@ int main(int argc, char **argv)
 	return s == 42 && argv;
 }
 C
-    (cd "$B" && gcc-12 -O2 -fprofile-arcs -ftest-coverage -c main.c -o main.o &&
-        gcc-12 -fprofile-arcs main.o -o prog && ./prog)
-    gcov_tree "$B" "$W/gcov"
-    kpgo collect -q --gcov-dir "$W/gcov" --kernel-release 6.1.0-afdo --build-id 0123abcd \
-        -o "$W/p.kpgo"
+    afdo_collect_main
     # What llvm-profgen writes for such a run: entry (with a function
     # inlined into it), and work, which gcov knows.
     cat >"$W/blocks.txt" <<'T'

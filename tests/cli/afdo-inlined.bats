@@ -36,11 +36,7 @@ int main(int argc, char **argv)
 	return s == 42 && argv;
 }
 C
-    (cd "$B" && gcc-12 -O2 -fprofile-arcs -ftest-coverage -c main.c -o main.o &&
-        gcc-12 -fprofile-arcs main.o -o prog && ./prog)
-    gcov_tree "$B" "$W/gcov"
-    kpgo collect -q --gcov-dir "$W/gcov" --kernel-release 6.1.0-afdo --build-id 0123abcd \
-        -o "$W/p.kpgo"
+    afdo_collect_main
 }
 
 @test "-v and --summary break the lines in no function down by cause" {

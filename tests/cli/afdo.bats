@@ -100,9 +100,7 @@ setup() {
     afdo_workdir
     make_afdo_program "$B"
     (cd "$B" && ./prog 1600)
-    gcov_tree "$B" "$W/gcov"
-    kpgo collect -q --gcov-dir "$W/gcov" --kernel-release 6.1.0-afdo --build-id 0123abcd \
-        -o "$W/p.kpgo"
+    afdo_collect "$W/p.kpgo"
 }
 
 # fake_gcov NAME BODY: a gcov stand-in in $W/bin/NAME, whose --version says
@@ -220,10 +218,7 @@ defs_table() {
         gcc-12 -fprofile-arcs "$B/main.o" "$B/lib/work.o" -o "$B/prog")
     rm -f "$B"/*.gcda "$B"/lib/*.gcda
     (cd "$B" && ./prog 1600)
-    rm -rf "$W/gcov"
-    gcov_tree "$B" "$W/gcov"
-    kpgo collect -q --gcov-dir "$W/gcov" --kernel-release 6.1.0-afdo --build-id 0123abcd \
-        -o "$W/abs.kpgo"
+    afdo_collect "$W/abs.kpgo"
     kpgo afdo -q -o "$W/out.txt" --defs "$W/defs" "$W/abs.kpgo"
     run grep -P '^(main|pick)\tprofile\t' "$W/defs"
     assert_output "$(printf 'main\tprofile\t%s\t11\npick\tprofile\t%s\t23' "$B/main.c" "$B/main.c")"

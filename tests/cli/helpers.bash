@@ -37,6 +37,22 @@ afdo_workdir() {
     mkdir -p "$B"
 }
 
+# afdo_collect OUT: the counters of the program run in $B, served as the
+# kernel's debugfs serves them ($W/gcov, made anew) and collected into OUT.
+afdo_collect() {
+    rm -rf "$W/gcov"
+    gcov_tree "$B" "$W/gcov"
+    kpgo collect -q --gcov-dir "$W/gcov" --kernel-release 6.1.0-afdo --build-id 0123abcd -o "$1"
+}
+
+# afdo_collect_main: $B/main.c built with gcov's options by gcc-12, run
+# once, its counters collected into $W/p.kpgo.
+afdo_collect_main() {
+    (cd "$B" && gcc-12 -O2 -fprofile-arcs -ftest-coverage -c main.c -o main.o &&
+        gcc-12 -fprofile-arcs main.o -o prog && ./prog)
+    afdo_collect "$W/p.kpgo"
+}
+
 # bench_plugin NAME [PATH]: the kernel benchmark's QEMU plugin NAME
 # (tests/bench/NAME.c, built into build/qemu-plugin by make cachesim), or
 # PATH when given; the test fails without it or without qemu-x86_64 (the
