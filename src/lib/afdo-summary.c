@@ -144,6 +144,11 @@ static int get_count(const struct kpgo_json *doc, const char *key, void *field, 
 	return 0;
 }
 
+/* One count of the document into its field, while none has failed (@r). */
+#define READ(key, field)                                                                           \
+	if (!r)                                                                                    \
+		r = get_count(doc, key, &(field), sizeof(field), err);
+
 static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *doc,
 			 struct kpgo_error *err)
 {
@@ -159,11 +164,7 @@ static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *do
 		return r;
 	if (!sha256_hex_ok(sha))
 		return kpgo_error_set(err, -EINVAL, "'output_sha256' is not a sha256");
-#define READ(key, field)                                                                           \
-	if (!r)                                                                                    \
-		r = get_count(doc, key, &(field), sizeof(field), err);
 	COUNTS(READ)
-#undef READ
 	if (r)
 		return r;
 	if ((r = kpgo_json_get_textlist(doc, "without_gcno", &s->no_gcno, err)) ||
@@ -176,11 +177,7 @@ static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *do
 
 		if ((r = kpgo_json_get_text(doc, "added_from", true, &from, err)))
 			return r;
-#define READ(key, field)                                                                           \
-	if (!r)                                                                                    \
-		r = get_count(doc, key, &(field), sizeof(field), err);
 		ADDED_COUNTS(READ)
-#undef READ
 		if (r)
 			return r;
 		if (from && !(s->added_from = strdup(from)))
@@ -193,6 +190,7 @@ static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *do
 		return kpgo_error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
+#undef READ
 
 static int parse_doc(void *ctx, const struct kpgo_json *doc, struct kpgo_error *err)
 {
