@@ -10,8 +10,9 @@ pkgs=(
     # libFuzzer's runtime for each clang the fuzz targets may be built with
     # (FUZZ_CC: clang, i.e. clang-14, by default; clang-16 below)
     clang libclang-rt-14-dev libclang-rt-16-dev
-    # kpgo afdo's proof that Clang uses the converted profile (tests/cli/afdo.bats)
-    clang-16 llvm-16 lld-16
+    # kpgo afdo's proof that Clang uses the converted profile (tests/cli/afdo.bats),
+    # with each of Debian 12's Clangs; the benchmark's clang19-... kernels
+    clang-16 llvm-16 lld-16 clang-19 llvm-19 lld-19
     # make lint: shellcheck, and clang-format-14 against .clang-format
     shellcheck clang-format-14 valgrind python3
     # bench-report.bats checks the plot is well-formed XML

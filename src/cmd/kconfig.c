@@ -15,7 +15,8 @@
 
 static const char usage_text[] =
 	"usage: kpgo kconfig check --config FILE [--src DIR] [--flavour F]\n"
-	"                          [--compiler gcc|clang] [--module-sig] [-q] [FRAGMENT...]\n"
+	"                          [--compiler gcc|clang [--lto thin|full]] [--module-sig]\n"
+	"                          [-q] [FRAGMENT...]\n"
 	"   or: kpgo kconfig fragments --dir DIR [--localversion S] [--signing-key FILE]\n"
 	"                              [--debug-info]\n"
 	"\n"
@@ -40,6 +41,8 @@ static const char usage_text[] =
 	"                        CONFIG_GCOV_KERNEL=y\n"
 	"  --compiler clang      with --flavour: CONFIG_LTO_CLANG_THIN=y (gcc, the\n"
 	"                        default: nothing more)\n"
+	"  --lto full            with --compiler clang: CONFIG_LTO_CLANG_FULL=y instead\n"
+	"                        (--lto thin, the default: ThinLTO)\n"
 	"  --module-sig          with --flavour: the modules are signed at install,\n"
 	"                        CONFIG_MODULE_SIG_ALL=y\n"
 	"  -q, --quiet           do not say which fragment symbols were left out\n"
@@ -103,19 +106,20 @@ static char *dir_of(const char *path)
 
 static int kconfig_check(int argc, char **argv)
 {
-	enum { OPT_SRC = 256, OPT_FLAVOUR, OPT_COMPILER, OPT_MODULE_SIG };
+	enum { OPT_SRC = 256, OPT_FLAVOUR, OPT_COMPILER, OPT_MODULE_SIG, OPT_LTO };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "src", required_argument, NULL, OPT_SRC },
 		{ "flavour", required_argument, NULL, OPT_FLAVOUR },
 		{ "compiler", required_argument, NULL, OPT_COMPILER },
 		{ "module-sig", no_argument, NULL, OPT_MODULE_SIG },
+		{ "lto", required_argument, NULL, OPT_LTO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config_path = NULL, *src = NULL, *flavour = NULL, *compiler = "gcc";
+	const char *config_path = NULL, *src = NULL, *flavour = NULL, *compiler = "gcc", *lto = NULL;
 	struct kpgo_kflavour_opts fo = { 0 };
 	struct kpgo_strlist known = { 0 };
 	struct kpgo_kconfig config, *frags = NULL;
@@ -133,6 +137,7 @@ static int kconfig_check(int argc, char **argv)
 		case OPT_FLAVOUR: flavour = optarg; break;
 		case OPT_COMPILER: compiler = optarg; break;
 		case OPT_MODULE_SIG: fo.module_sig = true; break;
+		case OPT_LTO: lto = optarg; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -152,6 +157,10 @@ static int kconfig_check(int argc, char **argv)
 		return usage_error("kconfig check", "unknown compiler '%s' (gcc or clang)",
 				   compiler);
 	fo.clang = cc == KPGO_COMPILER_CLANG;
+	if (lto && !fo.clang)
+		return usage_error("kconfig check", "--lto is for --compiler clang");
+	if (lto && kpgo_lto_parse(lto, &fo.full_lto))
+		return usage_error("kconfig check", "unknown --lto '%s' (thin or full)", lto);
 	if ((fo.clang || fo.module_sig) && !flavour)
 		return usage_error("kconfig check", "--compiler and --module-sig need --flavour");
 	ck.flavour = flavour;

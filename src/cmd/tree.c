@@ -14,7 +14,8 @@
 
 static const char usage_text[] =
 	"usage: kpgo tree check --flavour F --objtree DIR --srctree DIR\n"
-	"                       [--compiler gcc|clang] [--report FILE [report options]]\n"
+	"                       [--compiler gcc|clang [--lto thin|full]]\n"
+	"                       [--report FILE [report options]]\n"
 	"\n"
 	"Checks a kernel tree built out of tree (make O=DIR) after the build:\n"
 	"  pgo-instr             vmlinux defines __gcov_init and has gcov counters\n"
@@ -26,6 +27,9 @@ static const char usage_text[] =
 	"                        -fprofile-sample-use=DIR/kpgo.afdo (Clang)\n"
 	"  --compiler clang      also: init/main.o compiled with -flto=thin, and\n"
 	"                        vmlinux's .comment names clang\n"
+	"  --lto full            with --compiler clang: init/main.o compiled with\n"
+	"                        -flto (full LTO), not -flto=thin (--lto thin, the\n"
+	"                        default)\n"
 	"The first check that fails is said in one line.\n"
 	"\n"
 	"  --report FILE         pgo-instr, baseline, o3: write the flavour's report\n"
@@ -55,7 +59,8 @@ static int tree_check(int argc, char **argv)
 		OPT_SECONDS,
 		OPT_NAMES,
 		OPT_CCVER,
-		OPT_KCFLAGS
+		OPT_KCFLAGS,
+		OPT_LTO
 	};
 	static const struct option opts[] = {
 		{ "flavour", required_argument, NULL, OPT_FLAVOUR },
@@ -68,6 +73,7 @@ static int tree_check(int argc, char **argv)
 		{ "source-names", required_argument, NULL, OPT_NAMES },
 		{ "cc-version", required_argument, NULL, OPT_CCVER },
 		{ "kcflags", required_argument, NULL, OPT_KCFLAGS },
+		{ "lto", required_argument, NULL, OPT_LTO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -75,7 +81,7 @@ static int tree_check(int argc, char **argv)
 	};
 	struct kpgo_tree_report_info ri = { "", "", "", "", "" };
 	struct kpgo_tree_check_opts o = { 0 };
-	const char *flavour = NULL, *compiler = "gcc", *report = NULL;
+	const char *flavour = NULL, *compiler = "gcc", *report = NULL, *lto = NULL;
 	struct strbuf text = STRBUF_INIT;
 	struct kpgo_tree_facts f;
 	enum kpgo_compiler cc;
@@ -94,6 +100,7 @@ static int tree_check(int argc, char **argv)
 		case OPT_NAMES: ri.source_names = optarg; break;
 		case OPT_CCVER: ri.compiler = optarg; break;
 		case OPT_KCFLAGS: ri.kcflags = optarg; break;
+		case OPT_LTO: lto = optarg; break;
 		case 'q': verbosity = 0; break;
 		case 'v': verbosity = 2; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -110,6 +117,10 @@ static int tree_check(int argc, char **argv)
 	if (kpgo_compiler_parse(compiler, &cc))
 		return usage_error("tree check", "unknown compiler '%s' (gcc or clang)", compiler);
 	o.clang = cc == KPGO_COMPILER_CLANG;
+	if (lto && !o.clang)
+		return usage_error("tree check", "--lto is for --compiler clang");
+	if (lto && kpgo_lto_parse(lto, &o.full_lto))
+		return usage_error("tree check", "unknown --lto '%s' (thin or full)", lto);
 	if (o.clang && o.flavour == KPGO_KFLAVOUR_PGO_INSTR)
 		return usage_error("tree check", "the pgo-instr flavour is built with GCC (gcov)");
 	if (report && o.flavour == KPGO_KFLAVOUR_PGO)

@@ -480,9 +480,11 @@ int kpgo_kconfig_check_flavour(const struct kpgo_kconfig *config, const struct k
 	r = need(config, "CONFIG_GCOV_KERNEL=y", instr, fn, ctx, &bad);
 	if (!r && instr)
 		r = need(config, "CONFIG_GCOV_PROFILE_ALL=y", true, fn, ctx, &bad);
-	/* Clang's LTO is upstream's ThinLTO (full LTO needs far more memory and time) */
+	/* Clang's LTO: upstream's ThinLTO, or full LTO (far more memory and
+	 * time in the link: the benchmark's) */
 	if (!r && o->clang)
-		r = need(config, "CONFIG_LTO_CLANG_THIN=y", true, fn, ctx, &bad);
+		r = need(config, o->full_lto ? "CONFIG_LTO_CLANG_FULL=y" : "CONFIG_LTO_CLANG_THIN=y",
+			 true, fn, ctx, &bad);
 	/* modules_install signs every module only with _ALL */
 	if (!r && o->module_sig)
 		r = need(config, "CONFIG_MODULE_SIG_ALL=y", true, fn, ctx, &bad);

@@ -156,11 +156,13 @@ int kpgo_kflavour_parse(const char *s, enum kpgo_kflavour *f);
 /**
  * struct kpgo_kflavour_opts - a build whose .config is checked
  * @clang: built by Clang, with ThinLTO
+ * @full_lto: built by Clang with full LTO instead of ThinLTO
  * @module_sig: the modules are signed at install (with a key of the build farm)
  */
 struct kpgo_kflavour_opts {
 	enum kpgo_kflavour flavour;
 	bool clang;
+	bool full_lto;
 	bool module_sig;
 };
 
@@ -169,7 +171,7 @@ struct kpgo_kflavour_opts {
  *
  * pgo-instr: gcov on every object (CONFIG_GCOV_KERNEL=y,
  * CONFIG_GCOV_PROFILE_ALL=y); every other flavour: no CONFIG_GCOV_KERNEL=y.
- * Clang: CONFIG_LTO_CLANG_THIN=y. Signed modules: CONFIG_MODULE_SIG_ALL=y.
+ * Clang: CONFIG_LTO_CLANG_THIN=y (@full_lto: CONFIG_LTO_CLANG_FULL=y). Signed modules: CONFIG_MODULE_SIG_ALL=y.
  * Returns the number of failures, or @fn's negative return.
  */
 int kpgo_kconfig_check_flavour(const struct kpgo_kconfig *config, const struct kpgo_kflavour_opts *o,

@@ -21,6 +21,17 @@ int kpgo_compiler_parse(const char *name, enum kpgo_compiler *c)
 	return 0;
 }
 
+int kpgo_lto_parse(const char *name, bool *full)
+{
+	if (!strcmp(name, "thin"))
+		*full = false;
+	else if (!strcmp(name, "full"))
+		*full = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /* One word on a make command line, as the shell and make pass it on. */
 static bool make_word_ok(const char *s)
 {

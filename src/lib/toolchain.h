@@ -22,6 +22,9 @@ enum kpgo_compiler {
 /* "gcc" or "clang" as the compiler; -EINVAL for anything else. */
 int kpgo_compiler_parse(const char *name, enum kpgo_compiler *c);
 
+/* Clang's LTO: "thin" (ThinLTO, false) or "full" (true); -EINVAL for anything else. */
+int kpgo_lto_parse(const char *name, bool *full);
+
 /**
  * struct kpgo_flags_opts - the optimized build
  * @profile_dir: GCC: where kpgo stage --profile-dir put the profile, or

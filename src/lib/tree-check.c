@@ -308,10 +308,16 @@ int kpgo_tree_check(const struct kpgo_tree_check_opts *o, struct kpgo_tree_facts
 			r = kpgo_error_set(err, r, "cannot read '%s': %s", cmdpath.buf,
 					   strerror(-r));
 	}
-	if (!r && o->clang && !strstr(cmd.buf, " -flto=thin "))
-		r = kpgo_error_set(err, -EBADMSG,
-				   "init/main.o was not compiled with -flto=thin (see %s)",
-				   cmdpath.buf);
+	if (!r && o->clang) {
+		/* the kernel's CC_FLAGS_LTO: -flto=thin, or -flto for full LTO */
+		const char *want = o->full_lto ? " -flto " : " -flto=thin ";
+
+		if (!strstr(cmd.buf, want) || (o->full_lto && strstr(cmd.buf, " -flto=thin ")))
+			r = kpgo_error_set(err, -EBADMSG,
+					   "init/main.o was not compiled with %s (see %s)",
+					   o->full_lto ? "-flto (full LTO)" : "-flto=thin",
+					   cmdpath.buf);
+	}
 	if (!r && o->clang)
 		r = built_by_clang(vmlinux.buf, err);
 	if (!r)
@@ -345,8 +351,10 @@ int kpgo_tree_report(const struct kpgo_tree_check_opts *o, const struct kpgo_tre
 				"optimisation: %s (last -O on the compiler line of init/main.o)\n"
 				"KCFLAGS: %s\nvmlinux bytes: %llu\n",
 				ri->release, ri->build_seconds, ri->compiler,
-				o->clang ? "clang (ThinLTO)" : "gcc", f->opt_level,
-				*ri->kcflags ? ri->kcflags : "(none)",
+				!o->clang   ? "gcc" :
+				o->full_lto ? "clang (full LTO)" :
+					      "clang (ThinLTO)",
+				f->opt_level, *ri->kcflags ? ri->kcflags : "(none)",
 				(unsigned long long)f->vmlinux_bytes);
 	else
 		return -EINVAL;

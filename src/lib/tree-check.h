@@ -21,12 +21,14 @@
  * @objtree: the build directory (vmlinux, init/.main.o.cmd, the objects)
  * @srctree: the kernel source tree the objects were compiled from
  * @clang: built by Clang with ThinLTO (pgo, baseline, o3)
+ * @full_lto: built by Clang with full LTO instead of ThinLTO
  */
 struct kpgo_tree_check_opts {
 	enum kpgo_kflavour flavour;
 	const char *objtree;
 	const char *srctree;
 	bool clang;
+	bool full_lto;
 };
 
 /**

@@ -21,7 +21,10 @@
 #            see (noinstr entry code, GCOV_PROFILE := n), profiled on a
 #            baseline-dbg kernel (baseline with debug information, booted
 #            once on the training mix under the blockprof plugin;
-#            tests/bench/entry-profile.sh); and the instrumented pgo-instr:
+#            tests/bench/entry-profile.sh); each Clang kernel also as
+#            clangN-... (Clang N, e.g. clang19-lto-pgo) and ...-fulllto-...
+#            (full LTO instead of ThinLTO, e.g. clang-fulllto-pgo,
+#            clang19-fulllto-pgo); and the instrumented pgo-instr:
 #            hooks/build/kpgo-kbuild, each in its own tree directly inside the
 #            source tree (KSRC/baseline, KSRC/o3, KSRC/pgo-bench,
 #            KSRC/pgo-pkg, KSRC/clang-lto, KSRC/clang-lto-pgo,
@@ -85,7 +88,8 @@
 #   BENCH_KERNELS="baseline o3 pgo clang-lto clang-lto-pgo"
 #                             the kernels (baseline, o3, pgo, pgo-pkg,
 #                             clang-lto, clang-lto-pgo, clang-lto-pgo-inl,
-#                             clang-lto-pgo-entry); baseline is required
+#                             clang-lto-pgo-entry, and these as clangN-...
+#                             and clang[N]-fulllto-...); baseline is required
 #   BENCH_PKG_PROFILE=profiles-store/6.1/small.kpgo   pgo-pkg's profile
 #   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
 #                             two pgo-pkg builds (two profiles, or two kpgo
@@ -119,7 +123,8 @@
 #   BENCH_MIN_APPLIED=90      % of the profile's functions that must apply
 #   BENCH_MIN_APPLIED_CLANG=50  the same for clang-lto-pgo(-inl) (functions whose
 #                             profile Clang applied: see its pgo-report)
-#   BENCH_CLANG=clang-16      the Clang of the clang kernels (LLVM=-16)
+#   BENCH_CLANG=clang-16      the Clang of the clang kernels without a
+#                             number (LLVM=-16); clangN-... kernels: clang-N
 #   BENCH_TIMEOUT=1800        seconds one boot may take
 #   BENCH_RESUME=1            boots whose logs in BENCH_OUT ran to their end
 #                             (a run that stopped) with the same mixes and
@@ -239,6 +244,30 @@ for spec in "${extra_specs[@]}"; do
 	extra_profile[pgo-$name]=$(readlink -m "$file")
 	kernels+=("pgo-$name")
 done
+# A Clang kernel's name, clang[N]-[full]lto[-pgo[-inl|-entry]]: sets
+# ck_cc (clang-N, or BENCH_CLANG), ck_lto (thin, full), ck_kind (what it
+# is built as: lto, lto-pgo, lto-pgo-inl, lto-pgo-entry) and ck_lv (its
+# release's suffix: -clang, -clang-inl, -clang-entry for BENCH_CLANG's
+# ThinLTO kernels, as before; -clang19, -clang-full, -clang19-full-inl, ...).
+# Fails for any other name.
+clang_kernel() {
+	[[ $1 =~ ^clang([1-9][0-9]*)?-(full)?(lto(-pgo(-inl|-entry)?)?)$ ]] || return 1
+	local n=${BASH_REMATCH[1]}
+	ck_cc=${n:+clang-$n} ck_lto=${BASH_REMATCH[2]:-thin} ck_kind=${BASH_REMATCH[3]}
+	ck_cc=${ck_cc:-$clang}
+	ck_lv=-clang$n
+	[ "$ck_lto" = thin ] || ck_lv+=-full
+	case $ck_kind in
+	lto-pgo-inl) ck_lv+=-inl ;;
+	lto-pgo-entry) ck_lv+=-entry ;;
+	esac
+}
+
+# kernels trained on the benchmark's profile (pgo and the Clang pgo ones)
+trained_kernel() {
+	[ "$1" = pgo ] || { clang_kernel "$1" && [[ $ck_kind == lto-pgo* ]]; }
+}
+
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad JOBS '$jobs'"
 [ "${#modes[@]}" -gt 0 ] || die "BENCH_MODES is empty (wall, icount or both)"
 for m in "${modes[@]}"; do
@@ -251,8 +280,9 @@ has_baseline=false
 for k in "${kernels[@]}"; do
 	case $k in
 	baseline) has_baseline=true ;;
-	o3 | pgo | pgo-pkg | clang-lto | clang-lto-pgo | clang-lto-pgo-inl | clang-lto-pgo-entry) ;;
-	*) [ -n "${extra_profile[$k]:-}" ] || die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo, clang-lto-pgo-inl, clang-lto-pgo-entry)" ;;
+	o3 | pgo | pgo-pkg) ;;
+	*) [ -n "${extra_profile[$k]:-}" ] || clang_kernel "$k" ||
+		die "unknown kernel '$k' in BENCH_KERNELS (baseline, o3, pgo, pgo-pkg, clang-lto, clang-lto-pgo, clang-lto-pgo-inl, clang-lto-pgo-entry; clangN-..., clang-fulllto-...)" ;;
 	esac
 done
 if [ "$train_only" = 1 ]; then
@@ -285,7 +315,11 @@ if [ "$dry_run" = 1 ]; then
 	before() { if [ -e "$1" ]; then echo "made before: reused if its inputs are the same"; else echo new; fi; }
 	printf '%s: plan (BENCH_DRY_RUN=1): source %s, config %s, out %s\n' "$prog" "$ksrc" "$config" "$out"
 	[ -f "$ksrc/Makefile" ] || printf '  source: not unpacked yet\n'
-	if [ "$train_only" = 1 ] || printf '%s\n' "${kernels[@]}" | grep -qx -e pgo -e clang-lto-pgo -e clang-lto-pgo-inl -e clang-lto-pgo-entry; then
+	want_train=$train_only
+	for k in "${kernels[@]}"; do
+		! trained_kernel "$k" || want_train=1
+	done
+	if [ "$want_train" = 1 ]; then
 		if [ -n "${BENCH_INSTR:-}" ]; then
 			printf '  instrumented kernel: %s as it is (BENCH_INSTR)\n' "$BENCH_INSTR"
 		else
@@ -295,7 +329,9 @@ if [ "$dry_run" = 1 ]; then
 			"$(before "$out/train.kpgo")" "$train_scale_in"
 	fi
 	for k in "${kernels[@]}"; do
-		case $k in
+		kind=$k
+		! clang_kernel "$k" || kind=clang-$ck_kind
+		case $kind in
 		pgo) d=$ksrc/pgo-bench what="the profile trained above" ;;
 		clang-lto-pgo) d=$ksrc/$k what="the profile trained above, kpgo afdo" ;;
 		clang-lto-pgo-inl) d=$ksrc/$k what="the profile trained above, kpgo afdo --inlined" ;;
@@ -317,6 +353,7 @@ if [ "$dry_run" = 1 ]; then
 			;;
 		*) d=$ksrc/$k what="no profile" ;;
 		esac
+		! clang_kernel "$k" || what="$ck_cc, $ck_lto LTO; $what"
 		printf '  build %s in %s (%s; %s)\n' "$k" "$d" "$what" "$(before "$d/kpgo-inputs")"
 	done
 	if [ "$train_only" = 1 ]; then
@@ -379,22 +416,23 @@ kbuild() {
 	note "kernel $k: $(release_of "$dir"), $((SECONDS - t0))s"
 }
 
-# The clang kernels: Clang with ThinLTO (kpgo-kbuild --toolchain clang),
-# their releases end in -clang.
-clang_opts=(--toolchain clang --cc "$clang" --localversion -clang)
+# The clang kernels: Clang with ThinLTO or full LTO (kpgo-kbuild
+# --toolchain clang --lto), their releases end in ck_lv (-clang, ...).
+set_clang_opts() {
+	clang_kernel "$1" || die "'$1' is not a Clang kernel"
+	clang_opts=(--toolchain clang --cc "$ck_cc" --lto "$ck_lto" --localversion "$ck_lv")
+}
 want_pgo=false want_clang=false want_entry=false
+clangs=()
 [ "$train_only" = 0 ] || want_pgo=true
 for k in "${kernels[@]}"; do
-	case $k in
-	pgo) want_pgo=true ;;
-	clang-lto) want_clang=true ;;
-	clang-lto-pgo | clang-lto-pgo-inl) want_pgo=true want_clang=true ;;
-	clang-lto-pgo-entry) want_pgo=true want_clang=true want_entry=true ;;
-	esac
+	! trained_kernel "$k" || want_pgo=true
+	clang_kernel "$k" || continue
+	want_clang=true
+	[ "$ck_kind" != lto-pgo-entry ] || want_entry=true
+	command -v "$ck_cc" >/dev/null || die "'$ck_cc' not found (tests/install-deps.sh installs clang-16 and clang-19)"
+	printf '%s\n' "${clangs[@]}" | grep -qxF -- "$ck_cc" || clangs+=("$ck_cc")
 done
-if $want_clang; then
-	command -v "$clang" >/dev/null || die "'$clang' not found (tests/install-deps.sh installs clang-16)"
-fi
 if $want_pgo; then
 	if [ -n "${BENCH_INSTR:-}" ]; then
 		instr=$(readlink -f "$BENCH_INSTR")
@@ -411,7 +449,10 @@ fi
 for k in "${kernels[@]}"; do
 	case $k in
 	baseline | o3) kbuild "$k" --flavour "$k" ;;
-	clang-lto) kbuild "$k" --flavour baseline "${clang_opts[@]}" ;;
+	clang*-*lto)
+		set_clang_opts "$k"
+		kbuild "$k" --flavour baseline "${clang_opts[@]}"
+		;;
 	pgo-pkg)
 		[ -r "$pkg_profile" ] || die "cannot read BENCH_PKG_PROFILE '$pkg_profile'"
 		kbuild "$k" --flavour pgo --profile "$pkg_profile" --min-applied 50
@@ -575,10 +616,11 @@ if $want_pgo; then
 	for k in "${kernels[@]}"; do
 		case $k in
 		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
-		clang-lto-pgo | clang-lto-pgo-inl | clang-lto-pgo-entry)
+		clang*-*lto-pgo*)
+			set_clang_opts "$k"
 			extra=()
-			[ "$k" != clang-lto-pgo-inl ] || extra=(--localversion -clang-inl --afdo-inlined)
-			[ "$k" != clang-lto-pgo-entry ] || extra=(--localversion -clang-entry
+			[ "$ck_kind" != lto-pgo-inl ] || extra=(--afdo-inlined)
+			[ "$ck_kind" != lto-pgo-entry ] || extra=(
 				--afdo-add "$out/entry/entry.afdo.txt" --afdo-add-places "$out/entry/entry.places")
 			kbuild "$k" --flavour pgo "${clang_opts[@]}" "${extra[@]}" --gcno "$instr" \
 				--profile "$out/train.kpgo" --min-applied "$min_applied_clang"
@@ -598,7 +640,7 @@ fi
 		# many more with a profile (its "never ran" is a strong hint)
 		cold=$(nm "$d/vmlinux" | grep -c '\.cold$' || true)
 		prof='none'
-		if [[ $k =~ ^(pgo|clang-lto-pgo|clang-lto-pgo-inl|clang-lto-pgo-entry)$ ]]; then
+		if trained_kernel "$k"; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
 		elif [ "$k" = pgo-pkg ]; then
@@ -732,7 +774,7 @@ done
 	--header "command: \`$settings make bench-kernel\`" \
 	--header "guest: QEMU $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), -smp 1 -m 1024, default CPU model; wall mode under $accel" \
 	--header "host: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load average $load_start at the start, $load_end at the end" \
-	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)$($want_clang && printf '; clang kernels: %s, ThinLTO' "$("$clang" --version | head -1)")" \
+	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)$($want_clang && for c in "${clangs[@]}"; do printf '; %s: %s' "$c" "$("$c" --version | head -1)"; done)" \
 	--header "seconds per boot (mean): ${per_boot[*]}; whole run $((SECONDS - t_all))s" \
 	-o "$out/report.md" --svg "$out/ratios.svg" --medians "$out/medians.tsv" "$results" ||
 	die "bench-report failed (the report, if written: $out/report.md)"

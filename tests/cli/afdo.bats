@@ -8,11 +8,12 @@
 # run once, its .gcda files served as the kernel's debugfs serves them and
 # collected with `kpgo collect`. `kpgo afdo` converts that profile; the
 # text must hold GCC's line counts at the right offsets. Then
-# `llvm-profdata-16 merge --sample` reads it, and clang-16 compiling the same
+# `llvm-profdata-N merge --sample` reads it, and clang-N compiling the same
 # sources with -fprofile-sample-use puts the counts on the program's branch
-# (branch weights, remarks), where without the profile there is nothing;
-# and a ThinLTO link with --lto-sample-profile applies it at link time.
-# The LLVM checks skip, saying so, where clang-16/llvm-profdata-16/lld-16
+# (branch weights, remarks), where without the profile there is nothing
+# (N: 16 and 19, Debian 12's two Clangs); and a ThinLTO link with
+# --lto-sample-profile applies it at link time (Clang 16).
+# The LLVM checks skip, saying so, where clang-N/llvm-profdata-N/lld-16
 # are not installed (tests/install-deps.sh installs them).
 
 # The fake gcov programs' bodies below are script text, expanded when they run.
@@ -260,16 +261,25 @@ print(d["functions"], d["lines"], d["objects"], d["profile_objects"], d["ambiguo
     python3 -c 'import json, sys; assert json.loads(sys.argv[1])["defs"] == sys.argv[2]' "$output" "$W/defs"
 }
 
-@test "llvm-profdata-16 reads the text profile" {
-    need_tools llvm-profdata-16
+# llvm-profdata-$1 reads the text profile
+profdata_reads() {
+    need_tools "llvm-profdata-$1"
     kpgo afdo -q -o "$W/out.txt" "$W/p.kpgo"
-    run llvm-profdata-16 merge --sample "$W/out.txt" -o "$W/prof.afdo"
+    run "llvm-profdata-$1" merge --sample "$W/out.txt" -o "$W/prof.afdo"
     assert_success
-    run llvm-profdata-16 show --sample "$W/prof.afdo"
+    run "llvm-profdata-$1" show --sample "$W/prof.afdo"
     assert_success
     assert_line "Function: main: 6404, 1, 8 sampled lines"
     assert_line "Function: work: 15700, 1500, 4 sampled lines"
     refute_output --partial "helper"
+}
+
+@test "llvm-profdata-16 reads the text profile" {
+    profdata_reads 16
+}
+
+@test "llvm-profdata-19 reads the text profile" {
+    profdata_reads 19
 }
 
 # The !prof metadata id on the definition of function $2 in LLVM IR file $1,
@@ -280,12 +290,15 @@ prof_of() {
     [ -n "$id" ] && sed -n "s/^!$id = //p" "$1"
 }
 
-@test "clang-16 puts the converted counts on the program's branches, and nothing without them" {
-    need_tools llvm-profdata-16 clang-16
+# clang-$1 puts the converted counts on the program's branches, and nothing
+# without them
+counts_on_branches() {
+    local clang=clang-$1
+    need_tools "llvm-profdata-$1" "$clang"
     kpgo afdo -q -o "$W/out.txt" "$W/p.kpgo"
-    llvm-profdata-16 merge --sample "$W/out.txt" -o "$W/prof.afdo"
+    "llvm-profdata-$1" merge --sample "$W/out.txt" -o "$W/prof.afdo"
     cd "$B"
-    run clang-16 -O2 -gline-tables-only -fprofile-sample-use="$W/prof.afdo" \
+    run "$clang" -O2 -gline-tables-only -fprofile-sample-use="$W/prof.afdo" \
         -Rpass=sample-profile -S -emit-llvm main.c -o "$W/main.ll"
     assert_success
     # The branch on line 15: rare() (line 16) 100 times, work() (line 18) 1500.
@@ -297,7 +310,7 @@ prof_of() {
     # helper is not in the profile: Clang knows no count for it (-1).
     run prof_of "$W/main.ll" helper
     assert_output '!{!"function_entry_count", i64 -1}'
-    clang-16 -O2 -gline-tables-only -fprofile-sample-use="$W/prof.afdo" -S -emit-llvm \
+    "$clang" -O2 -gline-tables-only -fprofile-sample-use="$W/prof.afdo" -S -emit-llvm \
         lib/work.c -o "$W/work.ll"
     run prof_of "$W/work.ll" work
     assert_output '!{!"function_entry_count", i64 1501}'
@@ -305,12 +318,20 @@ prof_of() {
     assert_output '!{!"function_entry_count", i64 -1}'
 
     # Without the profile: no counts, no remarks.
-    run clang-16 -O2 -gline-tables-only -Rpass=sample-profile -S -emit-llvm main.c \
+    run "$clang" -O2 -gline-tables-only -Rpass=sample-profile -S -emit-llvm main.c \
         -o "$W/plain.ll"
     assert_success
     assert_output ""
     run grep -c -e branch_weights -e function_entry_count "$W/plain.ll"
     assert_output 0
+}
+
+@test "clang-16 puts the converted counts on the program's branches, and nothing without them" {
+    counts_on_branches 16
+}
+
+@test "clang-19 puts the converted counts on the program's branches, and nothing without them" {
+    counts_on_branches 19
 }
 
 @test "a ThinLTO link with --lto-sample-profile applies the profile at link time" {

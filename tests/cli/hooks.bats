@@ -239,6 +239,12 @@ Try 'kpgo-kbuild --help'."
     kb --flavour baseline --toolchain clang --gcno "$W"
     [ "$status" -eq 2 ]
     [[ $stderr == *"--gcno is for the pgo flavour"* ]]
+    kb --flavour baseline --toolchain clang --lto fat
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"unknown --lto 'fat' (thin or full)"* ]]
+    kb --flavour baseline --lto full
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--lto is for --toolchain clang"* ]]
     kb --flavour pgo --profile "$W/p.kpgo" --afdo-inlined
     [ "$status" -eq 2 ]
     [[ $stderr == *"--afdo-inlined is for the pgo flavour with --toolchain clang"* ]]

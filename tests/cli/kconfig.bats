@@ -14,7 +14,7 @@ setup() {
     W=$BATS_TEST_TMPDIR
     mkdir -p "$W/src/arch/x86" "$W/src/pgo" "$W/src/certs"
     printf 'config MODULES\n\tbool\nmenuconfig GCOV_KERNEL\n' >"$W/src/Kconfig"
-    printf 'config GCOV_PROFILE_ALL\nconfig LTO_CLANG_THIN\nconfig MODULE_SIG_ALL\nconfig SLUB_TINY\n' \
+    printf 'config GCOV_PROFILE_ALL\nconfig LTO_CLANG_THIN\nconfig LTO_CLANG_FULL\nconfig MODULE_SIG_ALL\nconfig SLUB_TINY\n' \
         >"$W/src/arch/x86/Kconfig.debug"
     printf 'config SYSTEM_TRUSTED_KEYS\nconfig LOCALVERSION\n' >"$W/src/certs/Kconfig"
     # an O= build tree in the source tree: its files are no source
@@ -81,6 +81,9 @@ kpgo: $W/bad.config: requested \"# CONFIG_GCOV_KERNEL is not set\", got \"CONFIG
     assert_failure 1
     assert_equal "$stderr" "kpgo: the pgo-instr config lacks CONFIG_LTO_CLANG_THIN=y
 kpgo: the pgo-instr config lacks CONFIG_MODULE_SIG_ALL=y"
+    check --flavour pgo-instr --compiler clang --lto full
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: the pgo-instr config lacks CONFIG_LTO_CLANG_FULL=y"
     sed -i 's/^CONFIG_GCOV_PROFILE_ALL=y$/# CONFIG_GCOV_PROFILE_ALL is not set/' "$CFG"
     check --flavour pgo-instr
     assert_failure 1
@@ -135,6 +138,12 @@ kpgo: the pgo-instr config lacks CONFIG_MODULE_SIG_ALL=y"
     check --compiler clang
     assert_failure 2
     [[ $stderr == *"need --flavour"* ]]
+    check --flavour pgo --lto full
+    assert_failure 2
+    assert_equal "${stderr_lines[0]}" "kpgo kconfig check: --lto is for --compiler clang"
+    check --flavour pgo --compiler clang --lto fat
+    assert_failure 2
+    assert_equal "${stderr_lines[0]}" "kpgo kconfig check: unknown --lto 'fat' (thin or full)"
     run --separate-stderr kpgo kconfig
     assert_failure 2
     [[ $stderr == *"which command? (check, fragments)"* ]]

@@ -118,6 +118,17 @@ vmlinux bytes: $(stat -c %s "$O/vmlinux")"
     (cd "$O" && clang-16 -O2 "$S/init/main.c" -o vmlinux)
     run kpgo tree check --flavour pgo --compiler clang --objtree "$O" --srctree "$S"
     assert_success
+    # full LTO: -flto, and not -flto=thin
+    run --separate-stderr kpgo tree check --flavour pgo --compiler clang --lto full --objtree "$O" --srctree "$S"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: init/main.o was not compiled with -flto (full LTO) (see $O/init/.main.o.cmd)"
+    sed -i "s| -flto=thin | -flto |" "$O/init/.main.o.cmd"
+    run kpgo tree check --flavour pgo --compiler clang --lto full --objtree "$O" --srctree "$S"
+    assert_success
+    run --separate-stderr kpgo tree check --flavour pgo --compiler clang --objtree "$O" --srctree "$S"
+    assert_failure 1
+    assert_equal "$stderr" "kpgo: init/main.o was not compiled with -flto=thin (see $O/init/.main.o.cmd)"
+    sed -i "s| -flto | -flto=thin |" "$O/init/.main.o.cmd"
     sed -i "s|=$O/kpgo.afdo|=/elsewhere/kpgo.afdo|" "$O/init/.main.o.cmd"
     run --separate-stderr kpgo tree check --flavour pgo --compiler clang --objtree "$O" --srctree "$S"
     assert_failure 1
@@ -127,7 +138,9 @@ vmlinux bytes: $(stat -c %s "$O/vmlinux")"
 @test "tree check: usage errors exit 2, a missing tree exits 1" {
     for args in "" "--flavour pgo --objtree $O" "--flavour x --objtree $O --srctree $S" \
         "--flavour pgo-instr --compiler clang --objtree $O --srctree $S" \
-        "--flavour pgo --compiler icc --objtree $O --srctree $S" "--flavour pgo --objtree $O --srctree $S extra"; do
+        "--flavour pgo --compiler icc --objtree $O --srctree $S" "--flavour pgo --objtree $O --srctree $S extra" \
+        "--flavour pgo --lto full --objtree $O --srctree $S" \
+        "--flavour pgo --compiler clang --lto fat --objtree $O --srctree $S"; do
         read -ra words <<<"$args"
         run kpgo tree check "${words[@]}"
         assert_failure 2

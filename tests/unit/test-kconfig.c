@@ -312,7 +312,7 @@ static void test_key_files(void)
 
 static void test_flavour(void)
 {
-	struct kpgo_kflavour_opts o = { KPGO_KFLAVOUR_PGO_INSTR, false, false };
+	struct kpgo_kflavour_opts o = { .flavour = KPGO_KFLAVOUR_PGO_INSTR };
 	struct strbuf log = STRBUF_INIT;
 	struct kpgo_kconfig c;
 	struct kpgo_error err;
@@ -341,9 +341,24 @@ static void test_flavour(void)
 	       "required|-|CONFIG_GCOV_PROFILE_ALL|CONFIG_GCOV_PROFILE_ALL=y|-\n",
 	       "  each said, with what the config has");
 	strbuf_reset(&log);
-	o = (struct kpgo_kflavour_opts){ KPGO_KFLAVOUR_BASELINE, true, true };
+	o = (struct kpgo_kflavour_opts){ .flavour = KPGO_KFLAVOUR_BASELINE,
+					 .clang = true,
+					 .module_sig = true };
 	is_int(kpgo_kconfig_check_flavour(&c, &o, log_problem, &log), 1,
 	       "clang, signed modules: ThinLTO missing");
+	is_str(log.buf, "required|-|CONFIG_LTO_CLANG_THIN|CONFIG_LTO_CLANG_THIN=y|-\n", "  said");
+	strbuf_reset(&log);
+	o.full_lto = true;
+	is_int(kpgo_kconfig_check_flavour(&c, &o, log_problem, &log), 1,
+	       "clang, full LTO: CONFIG_LTO_CLANG_FULL missing");
+	is_str(log.buf, "required|-|CONFIG_LTO_CLANG_FULL|CONFIG_LTO_CLANG_FULL=y|-\n", "  said");
+	kpgo_kconfig_release(&c);
+	parse(&c, "CONFIG_LTO_CLANG_FULL=y\nCONFIG_MODULE_SIG_ALL=y\n", &err);
+	strbuf_reset(&log);
+	is_int(kpgo_kconfig_check_flavour(&c, &o, log_problem, &log), 0, "clang, full LTO: taken");
+	o.full_lto = false;
+	is_int(kpgo_kconfig_check_flavour(&c, &o, log_problem, &log), 1,
+	       "the same config for ThinLTO: refused");
 	is_str(log.buf, "required|-|CONFIG_LTO_CLANG_THIN|CONFIG_LTO_CLANG_THIN=y|-\n", "  said");
 	is_int(kpgo_kconfig_check_flavour(&c, &o, stop, NULL), -ECANCELED,
 	       "the callback's error stops the check");
