@@ -21,7 +21,10 @@
 #            see (noinstr entry code, GCOV_PROFILE := n), profiled on a
 #            baseline-dbg kernel (baseline with debug information, booted
 #            once on the training mix under the blockprof plugin;
-#            tests/bench/entry-profile.sh); each Clang kernel also as
+#            tests/bench/entry-profile.sh); clang-lto-pgo-pkg, clang-lto-pgo
+#            of pgo-pkg's default profile (the instrumented tree's .gcno
+#            files convert it: the default profile must be of a build of
+#            the same source and config); each Clang kernel also as
 #            clangN-... (Clang N, e.g. clang19-lto-pgo) and ...-fulllto-...
 #            (full LTO instead of ThinLTO, e.g. clang-fulllto-pgo,
 #            clang19-fulllto-pgo); and the instrumented pgo-instr:
@@ -88,7 +91,8 @@
 #   BENCH_KERNELS="baseline o3 pgo clang-lto clang-lto-pgo"
 #                             the kernels (baseline, o3, pgo, pgo-pkg,
 #                             clang-lto, clang-lto-pgo, clang-lto-pgo-inl,
-#                             clang-lto-pgo-entry, and these as clangN-...
+#                             clang-lto-pgo-entry, clang-lto-pgo-pkg, and
+#                             these as clangN-...
 #                             and clang[N]-fulllto-...); baseline is required
 #   BENCH_PKG_PROFILE=profiles-store/6.1/small.kpgo   pgo-pkg's profile
 #   BENCH_PKG_TREE=KSRC/pgo-pkg   pgo-pkg's tree (directly inside KSRC):
@@ -244,14 +248,14 @@ for spec in "${extra_specs[@]}"; do
 	extra_profile[pgo-$name]=$(readlink -m "$file")
 	kernels+=("pgo-$name")
 done
-# A Clang kernel's name, clang[N]-[full]lto[-pgo[-inl|-entry]]: sets
+# A Clang kernel's name, clang[N]-[full]lto[-pgo[-inl|-entry|-pkg]]: sets
 # ck_cc (clang-N, or BENCH_CLANG), ck_lto (thin, full), ck_kind (what it
-# is built as: lto, lto-pgo, lto-pgo-inl, lto-pgo-entry) and ck_lv (its
-# release's suffix: -clang, -clang-inl, -clang-entry for BENCH_CLANG's
-# ThinLTO kernels, as before; -clang19, -clang-full, -clang19-full-inl, ...).
-# Fails for any other name.
+# is built as: lto, lto-pgo, lto-pgo-inl, lto-pgo-entry, lto-pgo-pkg) and
+# ck_lv (its release's suffix: -clang, -clang-inl, -clang-entry for
+# BENCH_CLANG's ThinLTO kernels, as before; -clang-pkg, -clang19,
+# -clang-full, -clang19-full-inl, ...). Fails for any other name.
 clang_kernel() {
-	[[ $1 =~ ^clang([1-9][0-9]*)?-(full)?(lto(-pgo(-inl|-entry)?)?)$ ]] || return 1
+	[[ $1 =~ ^clang([1-9][0-9]*)?-(full)?(lto(-pgo(-inl|-entry|-pkg)?)?)$ ]] || return 1
 	local n=${BASH_REMATCH[1]}
 	ck_cc=${n:+clang-$n} ck_lto=${BASH_REMATCH[2]:-thin} ck_kind=${BASH_REMATCH[3]}
 	ck_cc=${ck_cc:-$clang}
@@ -260,12 +264,20 @@ clang_kernel() {
 	case $ck_kind in
 	lto-pgo-inl) ck_lv+=-inl ;;
 	lto-pgo-entry) ck_lv+=-entry ;;
+	lto-pgo-pkg) ck_lv+=-pkg ;;
 	esac
 }
 
-# kernels trained on the benchmark's profile (pgo and the Clang pgo ones)
+# kernels trained on the benchmark's profile (pgo and the Clang pgo ones
+# but the -pkg ones)
 trained_kernel() {
-	[ "$1" = pgo ] || { clang_kernel "$1" && [[ $ck_kind == lto-pgo* ]]; }
+	[ "$1" = pgo ] || { clang_kernel "$1" && [[ $ck_kind == lto-pgo* && $ck_kind != lto-pgo-pkg ]]; }
+}
+
+# Clang kernels of the default profile: they need the instrumented tree's
+# .gcno files, not the training
+pkg_clang_kernel() {
+	clang_kernel "$1" && [ "$ck_kind" = lto-pgo-pkg ]
 }
 
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "bad JOBS '$jobs'"
@@ -315,18 +327,20 @@ if [ "$dry_run" = 1 ]; then
 	before() { if [ -e "$1" ]; then echo "made before: reused if its inputs are the same"; else echo new; fi; }
 	printf '%s: plan (BENCH_DRY_RUN=1): source %s, config %s, out %s\n' "$prog" "$ksrc" "$config" "$out"
 	[ -f "$ksrc/Makefile" ] || printf '  source: not unpacked yet\n'
-	want_train=$train_only
+	want_train=$train_only want_gcno=0
 	for k in "${kernels[@]}"; do
 		! trained_kernel "$k" || want_train=1
+		! pkg_clang_kernel "$k" || want_gcno=1
 	done
-	if [ "$want_train" = 1 ]; then
+	if [ "$want_train$want_gcno" != 00 ]; then
 		if [ -n "${BENCH_INSTR:-}" ]; then
 			printf '  instrumented kernel: %s as it is (BENCH_INSTR)\n' "$BENCH_INSTR"
 		else
 			printf '  build pgo-instr in %s (%s)\n' "$ksrc/pgo-instr" "$(before "$ksrc/pgo-instr/kpgo-inputs")"
 		fi
-		printf '  train: profile %s (%s), training mix at BENCH_TRAIN_SCALE=%s\n' "$out/train.kpgo" \
-			"$(before "$out/train.kpgo")" "$train_scale_in"
+		[ "$want_train" = 0 ] ||
+			printf '  train: profile %s (%s), training mix at BENCH_TRAIN_SCALE=%s\n' "$out/train.kpgo" \
+				"$(before "$out/train.kpgo")" "$train_scale_in"
 	fi
 	for k in "${kernels[@]}"; do
 		kind=$k
@@ -347,6 +361,7 @@ if [ "$dry_run" = 1 ]; then
 			d=$ksrc/$k what="the profile trained above, kpgo afdo --add the entry profile"
 			;;
 		pgo-pkg) d=$pkg_tree what="profile $pkg_profile" ;;
+		clang-lto-pgo-pkg) d=$ksrc/$k what="profile $pkg_profile, kpgo afdo with the instrumented tree's .gcno" ;;
 		pgo-*)
 			d=$ksrc/$k what="profile ${extra_profile[$k]}, --min-applied $min_applied_extra"
 			[ -r "${extra_profile[$k]}" ] || what+=", not made yet"
@@ -422,18 +437,20 @@ set_clang_opts() {
 	clang_kernel "$1" || die "'$1' is not a Clang kernel"
 	clang_opts=(--toolchain clang --cc "$ck_cc" --lto "$ck_lto" --localversion "$ck_lv")
 }
-want_pgo=false want_clang=false want_entry=false
+want_pgo=false want_instr=false want_clang=false want_entry=false
 clangs=()
 [ "$train_only" = 0 ] || want_pgo=true
 for k in "${kernels[@]}"; do
 	! trained_kernel "$k" || want_pgo=true
+	! pkg_clang_kernel "$k" || want_instr=true
 	clang_kernel "$k" || continue
 	want_clang=true
 	[ "$ck_kind" != lto-pgo-entry ] || want_entry=true
 	command -v "$ck_cc" >/dev/null || die "'$ck_cc' not found (tests/install-deps.sh installs clang-16 and clang-19)"
 	printf '%s\n' "${clangs[@]}" | grep -qxF -- "$ck_cc" || clangs+=("$ck_cc")
 done
-if $want_pgo; then
+! $want_pgo || want_instr=true
+if $want_instr; then
 	if [ -n "${BENCH_INSTR:-}" ]; then
 		instr=$(readlink -f "$BENCH_INSTR")
 		note "instrumented kernel: $instr as it is (BENCH_INSTR)"
@@ -456,6 +473,12 @@ for k in "${kernels[@]}"; do
 	pgo-pkg)
 		[ -r "$pkg_profile" ] || die "cannot read BENCH_PKG_PROFILE '$pkg_profile'"
 		kbuild "$k" --flavour pgo --profile "$pkg_profile" --min-applied 50
+		;;
+	clang*-*lto-pgo-pkg)
+		[ -r "$pkg_profile" ] || die "cannot read BENCH_PKG_PROFILE '$pkg_profile'"
+		set_clang_opts "$k"
+		kbuild "$k" --flavour pgo "${clang_opts[@]}" --gcno "$instr" --profile "$pkg_profile" \
+			--min-applied "$min_applied_clang"
 		;;
 	pgo-*)
 		[ -z "${extra_profile[$k]:-}" ] ||
@@ -616,6 +639,7 @@ if $want_pgo; then
 	for k in "${kernels[@]}"; do
 		case $k in
 		pgo) kbuild pgo --flavour pgo --profile "$out/train.kpgo" --min-applied "$min_applied" ;;
+		clang*-*lto-pgo-pkg) ;;
 		clang*-*lto-pgo*)
 			set_clang_opts "$k"
 			extra=()
@@ -643,7 +667,7 @@ fi
 		if trained_kernel "$k"; then
 			prof=$(sed -n 's/^verdict: //p' "$d/pgo-report")
 			prof="bench-train ($out/train.kpgo): $prof"
-		elif [ "$k" = pgo-pkg ]; then
+		elif [ "$k" = pgo-pkg ] || pkg_clang_kernel "$k"; then
 			prof="default (${pkg_profile#"$top"/}, sha256 $(sha256sum <"$pkg_profile" | cut -c1-12)): $(sed -n 's/^verdict: //p' "$d/pgo-report")"
 		elif [ -n "${extra_profile[$k]:-}" ]; then
 			prof="${k#pgo-} (${extra_profile[$k]}, sha256 $(sha256sum <"${extra_profile[$k]}" | cut -c1-12)): $(sed -n 's/^verdict: //p' "$d/pgo-report")"
