@@ -399,7 +399,9 @@ if [ "$config" = debian-cloud ]; then
 		cat "$here/guest/boot.config"
 	} >"$out/base.config.new"
 	mv "$out/base.config.new" "$out/base.config"
-	kbuild_config=(--config "$out/base.config" --full-config)
+	# the guest boots without an initramfs and loads no module: the
+	# kernel image only (a distro config's modules are most of its build)
+	kbuild_config=(--config "$out/base.config" --full-config --no-modules)
 fi
 
 # --- kernels ------------------------------------------------------------
