@@ -114,7 +114,9 @@
 #                             debian-cloud (Debian's cloud-amd64 config of
 #                             the tree's series, from linux-config-SERIES,
 #                             with tests/bench/guest/boot.config on top: the
-#                             guest boots without an initramfs)
+#                             guest boots without an initramfs; the kernel
+#                             image only, no modules: kpgo-kbuild
+#                             --no-modules)
 #   BENCH_CACHE_ROUNDS=1      boots of each kernel in mode cache
 #   BENCH_CACHE_SCALE=0.2     their operation counts (and twice these)
 #   BENCH_CACHES="l1i=32768:8:64 l1d=32768:8:64 l2=1048576:8:64"
