@@ -297,7 +297,7 @@ counts_on_branches() {
     need_tools "llvm-profdata-$1" "$clang"
     kpgo afdo -q -o "$W/out.txt" "$W/p.kpgo"
     "llvm-profdata-$1" merge --sample "$W/out.txt" -o "$W/prof.afdo"
-    cd "$B"
+    cd "$B" || return 1
     run "$clang" -O2 -gline-tables-only -fprofile-sample-use="$W/prof.afdo" \
         -Rpass=sample-profile -S -emit-llvm main.c -o "$W/main.ll"
     assert_success
