@@ -304,6 +304,20 @@ if [ "$train_only" = 1 ]; then
 elif ! $has_baseline || [ "${#kernels[@]}" -lt 2 ]; then
 	die "BENCH_KERNELS must name baseline and at least one other kernel"
 fi
+# What the kernels need: the training (want_pgo), the instrumented tree
+# (want_instr: its profile, or its .gcno for the -pkg Clang kernels), the
+# entry profile (want_entry), and which Clangs (clangs)
+want_pgo=false want_instr=false want_entry=false
+clangs=()
+[ "$train_only" = 0 ] || want_pgo=true
+for k in "${kernels[@]}"; do
+	! trained_kernel "$k" || want_pgo=true
+	! pkg_clang_kernel "$k" || want_instr=true
+	clang_kernel "$k" || continue
+	[ "$ck_kind" != lto-pgo-entry ] || want_entry=true
+	printf '%s\n' "${clangs[@]}" | grep -qxF -- "$ck_cc" || clangs+=("$ck_cc")
+done
+! $want_pgo || want_instr=true
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (the image is unpacked with its owners)"
 for t in qemu-system-x86_64 mkfs.ext4 busybox file readelf size nm tar cpio; do
@@ -329,18 +343,13 @@ if [ "$dry_run" = 1 ]; then
 	before() { if [ -e "$1" ]; then echo "made before: reused if its inputs are the same"; else echo new; fi; }
 	printf '%s: plan (BENCH_DRY_RUN=1): source %s, config %s, out %s\n' "$prog" "$ksrc" "$config" "$out"
 	[ -f "$ksrc/Makefile" ] || printf '  source: not unpacked yet\n'
-	want_train=$train_only want_gcno=0
-	for k in "${kernels[@]}"; do
-		! trained_kernel "$k" || want_train=1
-		! pkg_clang_kernel "$k" || want_gcno=1
-	done
-	if [ "$want_train$want_gcno" != 00 ]; then
+	if $want_instr; then
 		if [ -n "${BENCH_INSTR:-}" ]; then
 			printf '  instrumented kernel: %s as it is (BENCH_INSTR)\n' "$BENCH_INSTR"
 		else
 			printf '  build pgo-instr in %s (%s)\n' "$ksrc/pgo-instr" "$(before "$ksrc/pgo-instr/kpgo-inputs")"
 		fi
-		[ "$want_train" = 0 ] ||
+		! $want_pgo ||
 			printf '  train: profile %s (%s), training mix at BENCH_TRAIN_SCALE=%s\n' "$out/train.kpgo" \
 				"$(before "$out/train.kpgo")" "$train_scale_in"
 	fi
@@ -441,19 +450,9 @@ set_clang_opts() {
 	clang_kernel "$1" || die "'$1' is not a Clang kernel"
 	clang_opts=(--toolchain clang --cc "$ck_cc" --lto "$ck_lto" --localversion "$ck_lv")
 }
-want_pgo=false want_instr=false want_clang=false want_entry=false
-clangs=()
-[ "$train_only" = 0 ] || want_pgo=true
-for k in "${kernels[@]}"; do
-	! trained_kernel "$k" || want_pgo=true
-	! pkg_clang_kernel "$k" || want_instr=true
-	clang_kernel "$k" || continue
-	want_clang=true
-	[ "$ck_kind" != lto-pgo-entry ] || want_entry=true
-	command -v "$ck_cc" >/dev/null || die "'$ck_cc' not found (tests/install-deps.sh installs clang-16 and clang-19)"
-	printf '%s\n' "${clangs[@]}" | grep -qxF -- "$ck_cc" || clangs+=("$ck_cc")
+for c in "${clangs[@]}"; do
+	command -v "$c" >/dev/null || die "'$c' not found (tests/install-deps.sh installs clang-16 and clang-19)"
 done
-! $want_pgo || want_instr=true
 if $want_instr; then
 	if [ -n "${BENCH_INSTR:-}" ]; then
 		instr=$(readlink -f "$BENCH_INSTR")
@@ -802,7 +801,7 @@ done
 	--header "command: \`$settings make bench-kernel\`" \
 	--header "guest: QEMU $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), -smp 1 -m 1024, default CPU model; wall mode under $accel" \
 	--header "host: $(nproc) CPUs, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load average $load_start at the start, $load_end at the end" \
-	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)$($want_clang && for c in "${clangs[@]}"; do printf '; %s: %s' "$c" "$("$c" --version | head -1)"; done)" \
+	--header "kernel source: $(basename "$ksrc") ($(release_of "$(tree baseline)" | sed 's/-baseline$//')), $(gcc --version | head -1)$(for c in "${clangs[@]}"; do printf '; %s: %s' "$c" "$("$c" --version | head -1)"; done)" \
 	--header "seconds per boot (mean): ${per_boot[*]}; whole run $((SECONDS - t_all))s" \
 	-o "$out/report.md" --svg "$out/ratios.svg" --medians "$out/medians.tsv" "$results" ||
 	die "bench-report failed (the report, if written: $out/report.md)"
