@@ -105,19 +105,24 @@ check:
 	$(MAKE) test-signing-key
 	@mkdir -p $(B)
 	@echo "make check: check-tool, kernel-configs and check-sanitize run beside make packages; their output: $(B)/check-lane.log"
+	@date -u '+make check: %T UTC: packages and the lane start'
 	@set +e; \
 	( { $(MAKE) --no-print-directory B=$(B)/lane check-tool kernel-configs && \
 	    $(MAKE) --no-print-directory B=$(B)/lane check-sanitize; } >$(B)/check-lane.log 2>&1; \
-	  echo $$? >$(B)/check-lane.rc ) & \
+	  echo $$? >$(B)/check-lane.rc; date -u '+make check: %T UTC: the lane ended' ) & \
 	$(MAKE) packages KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY); rc=$$?; \
+	date -u '+make check: %T UTC: make packages ended'; \
 	wait; \
 	echo "=== make check-tool kernel-configs check-sanitize (beside make packages):"; cat $(B)/check-lane.log; \
 	lrc=$$(cat $(B)/check-lane.rc 2>/dev/null || echo '?'); \
 	[ "$$lrc" = 0 ] || { echo "make check: check-tool, kernel-configs or check-sanitize failed (exit $$lrc)"; exit 1; }; \
 	[ $$rc = 0 ] || { echo "make check: make packages failed (exit $$rc)"; exit 1; }
+	@date -u '+make check: %T UTC: e2e starts'
 	$(MAKE) e2e KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) E2E_CLANG=0 E2E_SRPM=0
+	@date -u '+make check: %T UTC: kernel-tests start'
 	$(MAKE) kernel-tests KPGO_SIGNING_KEY=$(TEST_SIGNING_KEY) \
 		KPGO_INSTR_PROFILE="$$(cat $(E2E_OUT)/profile.path)"
+	@date -u '+make check: %T UTC: done'
 
 # A throwaway module signing key for the tests (as the kernel's own
 # certs/Makefile makes one): a farm gives its own as KPGO_SIGNING_KEY.
@@ -387,7 +392,7 @@ kernel-check: packages
 # Every series and config wired (6.1 and 6.12; small and Debian's cloud
 # config; both flavours): configured, not built (a few minutes).
 kernel-configs: $(B)/kpgo
-	KPGO=$(CURDIR)/$(B)/kpgo bats --tap tests/kernel/configs.bats
+	KPGO=$(CURDIR)/$(B)/kpgo bats --tap --timing tests/kernel/configs.bats
 
 # The package tests alone, on what PKGDIR holds; KPGO_PROFILE: the profile
 # the optimized packages were built with (default: profiles-store's).
@@ -396,7 +401,7 @@ kernel-tests: $(B)/kpgo
 	KPGO=$(CURDIR)/$(B)/kpgo PKGDIR=$(PKGDIR) KPGO_BUILDDIR=$(KPGO_BUILDDIR) \
 		KPGO_PLAN=$(CURDIR)/$(B)/kernel-tests.plan \
 		$(if $(KPGO_INSTR_PROFILE),KPGO_INSTR_PROFILE=$(KPGO_INSTR_PROFILE)) \
-		bats --tap tests/kernel/packages.bats
+		bats --tap --timing tests/kernel/packages.bats
 
 # The default profile, made by the project's own pipeline: the pgo-instr
 # tree, booted in QEMU on the kernel benchmark's Debian guest with the
