@@ -242,6 +242,8 @@ int cmd_afdo(int argc, char **argv)
 		print_list("names with several definitions, left out", &sum->ambiguous);
 		print_list("objects without .gcno", &sum->no_gcno);
 		print_list("objects whose .gcno is of another build", &sum->other_build);
+		print_list("objects whose .gcno is of another compilation, paired by checksums",
+			   &sum->rebuilt);
 	}
 	ret = 0;
 out:

@@ -16,6 +16,7 @@
 
 #include "afdo.h"
 #include "gcda.h"
+#include "gcno.h"
 #include "profile-archive.h"
 #include "profile.h"
 #include "run.h"
@@ -195,18 +196,94 @@ struct converter {
 };
 
 /*
+ * @g against the notes file open on @fd (@rel, of another compilation: the
+ * stamps differ). GCC's function ident and its checksums (of the control
+ * flow graph, and of the source place) are the same in every compilation of
+ * the same code; the stamp is not. As GCC's -fprofile-use does, a function
+ * is the same when its ident and control flow checksum are: its counters
+ * are those of the same arcs, and the notes file's lines are where they
+ * are now. @same gets those functions under the notes file's stamp and
+ * source checksums, so that gcov reads them (*@moved counts the ones whose
+ * source place changed); each other function (changed since, or gone) is
+ * counted in *@changed and left out, since gcov drops the whole object at
+ * one function's mismatch. Returns the number of functions kept (0: the
+ * object is left out), or a negative errno with @c->err set.
+ */
+static int keep_same_code(struct converter *c, int fd, const char *rel, const struct kpgo_gcda *g,
+			  struct kpgo_gcda *same, size_t *changed, size_t *moved)
+{
+	struct strbuf raw = STRBUF_INIT;
+	struct kpgo_gcno n;
+	size_t i, kept = 0, nc = 0;
+	int r;
+
+	kpgo_gcno_init(&n);
+	r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : kpgo_read_fd(fd, &raw, KPGO_GCNO_FILE_MAX);
+	if (r == -EFBIG) {
+		r = kpgo_error_set(c->err, r, "'%s/%s' is larger than %u bytes", c->gcno_abs, rel,
+				   KPGO_GCNO_FILE_MAX);
+		goto out;
+	}
+	if (r) {
+		r = kpgo_error_set(c->err, r, "cannot read '%s/%s': %s", c->gcno_abs, rel,
+				   strerror(-r));
+		goto out;
+	}
+	r = kpgo_gcno_parse(raw.buf, raw.len, &n, c->err);
+	if (r) {
+		kpgo_error_prefix(c->err, "'%s/%s'", c->gcno_abs, rel);
+		goto out;
+	}
+	same->fns = malloc((g->n_fns ? g->n_fns : 1) * sizeof(*same->fns));
+	same->ctrs = malloc((g->n_ctrs ? g->n_ctrs : 1) * sizeof(*same->ctrs));
+	if (!same->fns || !same->ctrs) {
+		r = kpgo_error_set(c->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < g->n_fns; i++) {
+		const struct kpgo_gcda_fn *f = &g->fns[i];
+		const struct kpgo_gcno_fn *nf = kpgo_gcno_find(&n, f->ident);
+
+		if (!nf || nf->cfg_checksum != f->cfg_checksum) {
+			(*changed)++;
+			continue;
+		}
+		*moved += nf->lineno_checksum != f->lineno_checksum;
+		same->fns[kept] = *f;
+		same->fns[kept].lineno_checksum = nf->lineno_checksum;
+		same->fns[kept].arcs = nc;
+		memcpy(same->ctrs + nc, g->ctrs + f->arcs, f->n_arcs * sizeof(*g->ctrs));
+		nc += f->n_arcs;
+		kept++;
+	}
+	same->version = g->version;
+	same->stamp = n.stamp;
+	same->checksum = n.checksum;
+	same->n_fns = kept;
+	same->n_ctrs = nc;
+	r = (int)(kept < INT_MAX ? kept : INT_MAX);
+out:
+	kpgo_gcno_release(&n);
+	strbuf_release(&raw);
+	return r;
+}
+
+/*
  * Pairs object @path (".gcda") with its .gcno: 1 when paired, 0 when left
- * out (listed), or a negative errno.
+ * out (listed), or a negative errno. A .gcno of another compilation of the
+ * same code pairs too, with the functions whose checksums it has.
  */
 static int pair_object(struct converter *c, const char *path, const struct kpgo_gcda *g)
 {
 	struct strbuf rel = STRBUF_INIT, link = STRBUF_INIT, data = STRBUF_INIT;
+	struct kpgo_gcda same;
 	unsigned char hdr[12];
 	const char *slash, *name;
 	uint32_t magic, version, stamp;
 	ssize_t n;
 	int fd = -1, dfd = -1, r;
 
+	kpgo_gcda_init(&same);
 	r = -ENOMEM;
 	if (strbuf_add(&rel, path, strlen(path) - 5) || strbuf_addstr(&rel, ".gcno"))
 		goto nomem;
@@ -245,10 +322,21 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 		goto out;
 	}
 	if (stamp != g->stamp) {
-		r = kpgo_strlist_add(&c->res->sum.other_build, path) ? -ENOMEM : 0;
-		if (r)
+		size_t changed = 0, moved = 0;
+
+		r = keep_same_code(c, fd, rel.buf, g, &same, &changed, &moved);
+		if (r < 0)
+			goto out;
+		if (!r) {
+			if (kpgo_strlist_add(&c->res->sum.other_build, path))
+				goto nomem;
+			goto out;
+		}
+		if (kpgo_strlist_add(&c->res->sum.rebuilt, path))
 			goto nomem;
-		goto out;
+		c->res->sum.changed_functions += changed;
+		c->res->sum.moved_functions += moved;
+		g = &same;
 	}
 	/* The pair: OBJ.gcda as the kernel writes it, OBJ.gcno a link to the real one. */
 	slash = strrchr(path, '/');
@@ -307,6 +395,7 @@ out:
 	strbuf_release(&rel);
 	strbuf_release(&link);
 	strbuf_release(&data);
+	kpgo_gcda_release(&same);
 	return r;
 }
 

@@ -23,6 +23,7 @@ void kpgo_afdo_summary_release(struct kpgo_afdo_summary *s)
 	free(s->added_from);
 	kpgo_strlist_clear(&s->no_gcno);
 	kpgo_strlist_clear(&s->other_build);
+	kpgo_strlist_clear(&s->rebuilt);
 	kpgo_strlist_clear(&s->ambiguous);
 	kpgo_strlist_clear(&s->unplaced_examples);
 	strbuf_release(&s->gcov_first_message);
@@ -95,6 +96,9 @@ int kpgo_afdo_summary_json(const struct kpgo_afdo_summary *s, struct strbuf *out
 	kpgo_jw_strlist(&w, "without_gcno", &s->no_gcno);
 	kpgo_jw_strlist(&w, "other_build", &s->other_build);
 	kpgo_jw_strlist(&w, "ambiguous", &s->ambiguous);
+	kpgo_jw_strlist(&w, "rebuilt", &s->rebuilt);
+	kpgo_jw_u64(&w, "changed_functions", s->changed_functions);
+	kpgo_jw_u64(&w, "moved_functions", s->moved_functions);
 	/* Written, not read back: a summary without them is still one. */
 	kpgo_jw_bool(&w, "inlined", s->inlined);
 	kpgo_jw_u64(&w, "recovered_lines", s->st.recovered_lines);
@@ -171,6 +175,15 @@ static int parse_members(struct kpgo_afdo_summary *s, const struct kpgo_json *do
 	    (r = kpgo_json_get_textlist(doc, "other_build", &s->other_build, err)) ||
 	    (r = kpgo_json_get_textlist(doc, "ambiguous", &s->ambiguous, err)))
 		return r;
+	/* Objects of another compilation of the same code: optional (older summaries lack it). */
+	if (kpgo_json_get(doc, "rebuilt")) {
+		if ((r = kpgo_json_get_textlist(doc, "rebuilt", &s->rebuilt, err)))
+			return r;
+		READ("changed_functions", s->changed_functions)
+		READ("moved_functions", s->moved_functions)
+		if (r)
+			return r;
+	}
 	/* What --add added, when it was given: optional (summaries before it lack it). */
 	if (kpgo_json_get(doc, "added_from")) {
 		const char *from;
@@ -265,6 +278,13 @@ int kpgo_afdo_summary_format(const struct kpgo_afdo_summary *s, struct strbuf *o
 			pct(st->unplaced_samples, all), st->unexecuted, s->no_gcno.n,
 			s->other_build.n, st->merged_copies, st->merged_defs, st->weak_defs,
 			st->weak_names);
+	if (!r && s->rebuilt.n)
+		r = strbuf_addf(out,
+				"kpgo afdo: %zu objects' .gcno of another compilation, paired by their "
+				"functions' idents and control flow checksums: %zu functions changed "
+				"since (or gone) left out, %zu whose source lines moved kept with the "
+				".gcno's lines\n",
+				s->rebuilt.n, s->changed_functions, s->moved_functions);
 	if (!r && s->added_from)
 		r = strbuf_addf(out,
 				"kpgo afdo: added %zu functions (%zu lines) of '%s', whose names gcov has "

@@ -383,8 +383,15 @@ int kpgo_afdo_add_profile(const struct kpgo_afdo *a, const char *path, const cha
  * @st: the conversion's statistics
  * @profile_objects: objects in the archive
  * @no_gcno: objects without a .gcno, left out
- * @other_build: objects whose .gcno has another stamp than their .gcda
- *	(not the build the profile was collected from), left out
+ * @other_build: objects whose .gcno is of another compilation (another
+ *	stamp than their .gcda's) with none of their functions' checksums,
+ *	left out
+ * @rebuilt: objects whose .gcno is of another compilation (another stamp)
+ *	with some of their functions: ident and control flow checksum equal
+ * @changed_functions: functions of @rebuilt that the .gcno has not so
+ *	(changed since, or gone), left out
+ * @moved_functions: functions of @rebuilt whose source place changed
+ *	(the source checksum), kept with the .gcno's lines
  * @ambiguous: names left out for having several definitions
  * @unplaced_examples: the most executed lines in no function, by cause
  * @added_from: the sample profile kpgo_afdo_add_profile() added, or NULL
@@ -401,6 +408,9 @@ struct kpgo_afdo_summary {
 	size_t profile_objects;
 	struct kpgo_strlist no_gcno;
 	struct kpgo_strlist other_build;
+	struct kpgo_strlist rebuilt;
+	size_t changed_functions;
+	size_t moved_functions;
 	struct kpgo_strlist ambiguous;
 	struct kpgo_strlist unplaced_examples;
 	bool inlined;
@@ -435,8 +445,12 @@ void kpgo_afdo_result_release(struct kpgo_afdo_result *r);
  * only once the whole archive has been verified, and the directory is
  * removed afterwards. A .gcno of another GCC release than the profile's,
  * gcov failing or printing something that is not gcov's JSON are errors;
- * objects without a .gcno or with one of another build are left out and
- * listed; it is an error when no object is left. Nothing is written
+ * objects without a .gcno are left out and listed. A .gcno of another
+ * compilation (another stamp: GCC stamps each) pairs with the functions
+ * whose ident and control flow checksum it has, as GCC's -fprofile-use
+ * matches a function (@rebuilt; the others are counted in
+ * @changed_functions); with none, the object is left out and listed
+ * (@other_build). It is an error when no object is left. Nothing is written
  * outside the temporary directory.
  */
 int kpgo_afdo_convert(const char *profile, const struct kpgo_afdo_opts *o,

@@ -23,8 +23,8 @@
 #            once on the training mix under the blockprof plugin;
 #            tests/bench/entry-profile.sh); clang-lto-pgo-pkg, clang-lto-pgo
 #            of pgo-pkg's default profile (the instrumented tree's .gcno
-#            files convert it: the default profile must be of a build of
-#            the same source and config); each Clang kernel also as
+#            files convert it, function by function where the profile's
+#            build was another: kpgo afdo); each Clang kernel also as
 #            clangN-... (Clang N, e.g. clang19-lto-pgo) and ...-fulllto-...
 #            (full LTO instead of ThinLTO, e.g. clang-fulllto-pgo,
 #            clang19-fulllto-pgo); and the instrumented pgo-instr:

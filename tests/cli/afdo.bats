@@ -391,14 +391,65 @@ counts_on_branches() {
     assert_output "kpgo: cannot use '$W/nowhere' as the .gcno directory: No such file or directory"
 }
 
-@test "a .gcno of another build is left out; of another GCC, or not a .gcno, an error" {
-    # Compiled again: a new stamp, so not the build the profile came from.
-    (cd "$B" && gcc-12 -O2 -fprofile-arcs -ftest-coverage -Wno-attributes -c lib/work.c -o lib/work.o)
+# compile_again [FILE...]: the program's objects compiled anew from the
+# sources as they are now (GCC stamps each compilation: the .gcno is no
+# longer the one of the build the profile came from).
+compile_again() {
+    (cd "$B" && for f in main lib/work; do
+        gcc-12 -O2 -fprofile-arcs -ftest-coverage -Wno-attributes -c "$f.c" -o "$f.o" || exit 1
+    done)
+}
+
+@test "the same code compiled again: its .gcno pairs by the functions' checksums, the same profile" {
+    run kpgo afdo -o "$W/first.txt" "$W/p.kpgo"
+    assert_success
+    refute_output --partial "another compilation"
+    compile_again
+    run kpgo afdo -v --json -o "$W/out.txt" "$W/p.kpgo"
+    assert_success
+    assert_output --partial "from 2 of 2 objects"
+    assert_output --partial "0 objects without .gcno, 0 of another build"
+    assert_output --partial "kpgo afdo: 2 objects' .gcno of another compilation, paired by their functions' idents and control flow checksums: 0 functions changed since (or gone) left out, 0 whose source lines moved kept with the .gcno's lines"
+    assert_output --regexp '"rebuilt": \[[[:space:]]*"lib/work.gcda",[[:space:]]*"main.gcda"[[:space:]]*\]'
+    cmp "$W/first.txt" "$W/out.txt"
+}
+
+@test "a changed function of another compilation is left out; one whose lines moved keeps its counts" {
+    # Two lines in front of everything in lib/work.c (each function there
+    # moves), and rare() with another control flow.
+    { printf '/* moved */\n/* by two lines */\n'; cat "$B/lib/work.c"; } >"$W/work.c"
+    sed -i 's/return pick(x) ? x - 1 : x + 1;/if (x > 99)\n\t\treturn 0;\n\treturn pick(x) ? x - 1 : x + 1;/' "$W/work.c"
+    mv "$W/work.c" "$B/lib/work.c"
+    grep -q 'x > 99' "$B/lib/work.c"
+    compile_again
+    run kpgo afdo -v -o "$W/out.txt" "$W/p.kpgo"
+    assert_success
+    assert_output --partial "from 2 of 2 objects"
+    # rare() changed; helper(), work() and pick() of lib/work.c moved.
+    assert_output --partial "kpgo afdo: 2 objects' .gcno of another compilation, paired by their functions' idents and control flow checksums: 1 functions changed since (or gone) left out, 3 whose source lines moved kept with the .gcno's lines"
+    run cat "$W/out.txt"
+    # rare() changed: left out. work() moved: its counts, by offset from
+    # its first line, as before; main.c's functions as before.
+    refute_line --regexp '^rare:'
+    assert_line "work:15700:1500"
+    assert_line " 0: 1500"
+    assert_line "main:6404:1"
+    assert_line --index 0 "clamp:3100:3100"
+}
+
+@test "a .gcno of another build with none of the functions is left out; of another GCC, or not a .gcno, an error" {
+    # lib/work.c replaced by other code: no function of the profile's is there.
+    printf 'int other(int x)\n{\n\treturn x * 5;\n}\n' >"$B/lib/work.c"
+    compile_again
     run kpgo afdo -v -o "$W/out.txt" "$W/p.kpgo"
     assert_success
     assert_output --partial "0 objects without .gcno, 1 of another build"
     assert_line "  lib/work.gcda"
     rm "$W/out.txt"
+    # Another compilation's .gcno is read through: cut short, an error.
+    truncate -s 40 "$B/main.gcno"
+    run kpgo afdo -o "$W/out.txt" "$W/p.kpgo"
+    failed_with "'$B/main.gcno': .* at offset [0-9]+"
     # GCC 13's version stamp, 'B31*', in main.gcno.
     printf '*13B' | dd of="$B/main.gcno" bs=1 seek=4 conv=notrunc status=none
     run kpgo afdo -o "$W/out.txt" "$W/p.kpgo"

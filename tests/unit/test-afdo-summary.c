@@ -149,10 +149,57 @@ static void test_added(void)
 	strbuf_release(&out);
 }
 
+/* Objects paired with the .gcno of another compilation: their line, read back; older summaries. */
+static void test_rebuilt(void)
+{
+	struct kpgo_afdo_summary s, t;
+	struct strbuf a = STRBUF_INIT, out = STRBUF_INIT;
+	struct kpgo_error err;
+	char *old, *p;
+
+	make(&s);
+	kpgo_afdo_summary_format(&s, &out);
+	ok(!strstr(out.buf, "another compilation"), "no such object, no line");
+	kpgo_strlist_add(&s.rebuilt, "a.gcda");
+	kpgo_strlist_add(&s.rebuilt, "b.gcda");
+	s.changed_functions = 3;
+	s.moved_functions = 7;
+	strbuf_reset(&out);
+	kpgo_afdo_summary_format(&s, &out);
+	ok(strstr(out.buf, "\nkpgo afdo: 2 objects' .gcno of another compilation, paired by their "
+			   "functions' idents and control flow checksums: 3 functions changed "
+			   "since (or gone) left out, 7 whose source lines moved kept with the "
+			   ".gcno's lines\n") != NULL,
+	   "their line");
+	is_int(kpgo_afdo_summary_json(&s, &a), 0, "as JSON");
+	kpgo_afdo_summary_init(&t);
+	is_int(kpgo_afdo_summary_parse(&t, a.buf, a.len, &err), 0, "  reads back");
+	ok(t.rebuilt.n == 2 && !strcmp(t.rebuilt.items[1], "b.gcda") && t.changed_functions == 3 &&
+		   t.moved_functions == 7,
+	   "  with the objects and counts");
+	/* A summary of before: no "rebuilt", nor its counts. */
+	old = strdup(a.buf);
+	p = strstr(old, "\"rebuilt\"");
+	memcpy(p, "\"Rebuilt\"", 9);
+	is_int(kpgo_afdo_summary_parse(&t, old, strlen(old), &err), 0, "an older summary reads");
+	ok(!t.rebuilt.n && !t.changed_functions && !t.moved_functions, "  as none paired so");
+	memcpy(p, "\"rebuilt\"", 9);
+	memcpy(strstr(old, "\"moved_functions\""), "\"moved_functionZ\"", 17);
+	is_int(kpgo_afdo_summary_parse(&t, old, strlen(old), &err), -EINVAL,
+	       "the list without its counts");
+	is_str(err.msg, "not a summary of kpgo afdo: 'moved_functions' is missing", "  names it");
+	free(old);
+	kpgo_afdo_summary_release(&t);
+	kpgo_afdo_summary_release(&s);
+	strbuf_release(&a);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	test_lines();
 	test_round_trip();
 	test_added();
+	test_rebuilt();
 	return done_testing();
 }
