@@ -377,7 +377,8 @@ static int seeds_json(void)
 		"  \"unplaced_samples\": 0,\n  \"far_lines\": 1,\n  \"negative_counts\": 0,\n"
 		"  \"gcov_messages\": 1,\n  \"gcov_first_message\": \"x.gcno:no lines\",\n"
 		"  \"without_gcno\": [],\n  \"other_build\": [\"a.gcda\"],\n"
-		"  \"ambiguous\": [\"helper (a.c:5, b.c:9)\"]\n}\n";
+		"  \"ambiguous\": [\"helper (a.c:5, b.c:9)\"],\n  \"rebuilt\": [\"b.gcda\"],\n"
+		"  \"changed_functions\": 3,\n  \"moved_functions\": 7\n}\n";
 	static const char stage_summary[] =
 		"{\"profile\": \"p.kpgo\", \"payload_sha256\": "
 		"\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\", "
