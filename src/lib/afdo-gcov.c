@@ -218,15 +218,10 @@ static int keep_same_code(struct converter *c, int fd, const char *rel, const st
 	int r;
 
 	kpgo_gcno_init(&n);
-	r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : kpgo_read_fd(fd, &raw, KPGO_GCNO_FILE_MAX);
-	if (r == -EFBIG) {
-		r = kpgo_error_set(c->err, r, "'%s/%s' is larger than %u bytes", c->gcno_abs, rel,
-				   KPGO_GCNO_FILE_MAX);
-		goto out;
-	}
+	r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : kpgo_gcno_read_fd(fd, &raw);
 	if (r) {
 		r = kpgo_error_set(c->err, r, "cannot read '%s/%s': %s", c->gcno_abs, rel,
-				   strerror(-r));
+				   r == -EISDIR ? "not a regular file" : strerror(-r));
 		goto out;
 	}
 	r = kpgo_gcno_parse(raw.buf, raw.len, &n, c->err);

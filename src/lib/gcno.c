@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gcda.h"
 #include "gcno.h"
@@ -218,6 +219,18 @@ static int parse(const unsigned char *d, size_t len, struct kpgo_gcno *g, struct
 		c.pos = c.end;
 	}
 	return 0;
+}
+
+int kpgo_gcno_read_fd(int fd, struct strbuf *buf)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EISDIR;
+	strbuf_reset(buf);
+	return kpgo_read_fd(fd, buf, KPGO_GCNO_FILE_MAX);
 }
 
 void kpgo_gcno_init(struct kpgo_gcno *g)

@@ -94,6 +94,13 @@ void kpgo_gcno_release(struct kpgo_gcno *g);
  */
 int kpgo_gcno_parse(const void *data, size_t len, struct kpgo_gcno *g, struct kpgo_error *err);
 
+/*
+ * Reads the notes file open on @fd, from where it stands, into @buf (reset
+ * first): 0, -EISDIR when it is not a regular file (a directory, a fifo, a
+ * device), -EFBIG past KPGO_GCNO_FILE_MAX, or another negative errno.
+ */
+int kpgo_gcno_read_fd(int fd, struct strbuf *buf);
+
 /* The function with @ident (the first, should a file repeat one), or NULL. */
 const struct kpgo_gcno_fn *kpgo_gcno_find(const struct kpgo_gcno *g, uint32_t ident);
 

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gcno.h"
@@ -266,24 +265,14 @@ static void normalize_path(char *p)
 /* Reads DIR/@rel into @buf: 1 read, 0 no such file, or a negative errno. */
 static int read_gcno(int dirfd, const char *rel, struct strbuf *buf)
 {
-	struct stat st;
 	int fd, r;
 
 	fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-	} else if (!S_ISREG(st.st_mode)) {
-		r = -EISDIR; /* a directory, a fifo, a device: not a notes file */
-	} else {
-		strbuf_reset(buf);
-		r = kpgo_read_fd(fd, buf, KPGO_GCNO_FILE_MAX);
-		if (!r)
-			r = 1;
-	}
+	r = kpgo_gcno_read_fd(fd, buf);
 	close(fd);
-	return r;
+	return r ? r : 1;
 }
 
 static int name_object(struct kpgo_pstat *ps, struct kpgo_pstat_obj *o, const struct kpgo_gcno *g,
