@@ -272,6 +272,7 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 {
 	struct strbuf rel = STRBUF_INIT, link = STRBUF_INIT, data = STRBUF_INIT;
 	struct kpgo_gcda same;
+	struct stat st;
 	unsigned char hdr[12];
 	const char *slash, *name;
 	uint32_t magic, version, stamp;
@@ -282,7 +283,8 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 	r = -ENOMEM;
 	if (strbuf_add(&rel, path, strlen(path) - 5) || strbuf_addstr(&rel, ".gcno"))
 		goto nomem;
-	fd = openat(c->gcnofd, rel.buf, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a fifo of that name must not hang the open (checked below) */
+	fd = openat(c->gcnofd, rel.buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT || r == -ENOTDIR) {
@@ -293,6 +295,12 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 		}
 		r = kpgo_error_set(c->err, r, "cannot open '%s/%s': %s", c->gcno_abs, rel.buf,
 				   strerror(-r));
+		goto out;
+	}
+	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EISDIR;
+	if (r) {
+		r = kpgo_error_set(c->err, r, "cannot read '%s/%s': %s", c->gcno_abs, rel.buf,
+				   r == -EISDIR ? "not a regular file" : strerror(-r));
 		goto out;
 	}
 	n = read(fd, hdr, sizeof(hdr));

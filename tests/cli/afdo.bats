@@ -457,6 +457,16 @@ compile_again() {
     echo garbage >"$B/main.gcno"
     run kpgo afdo -o "$W/out.txt" "$W/p.kpgo"
     failed_with "'$B/main.gcno' is not a gcov notes file"
+    # Not a regular file: refused without opening it for reading (a fifo
+    # would otherwise wait for a writer forever).
+    rm "$B/main.gcno"
+    mkfifo "$B/main.gcno"
+    run timeout 20 "$KPGO" afdo -o "$W/out.txt" "$W/p.kpgo"
+    failed_with "cannot read '$B/main.gcno': not a regular file"
+    rm "$B/main.gcno"
+    mkdir "$B/main.gcno"
+    run kpgo afdo -o "$W/out.txt" "$W/p.kpgo"
+    failed_with "cannot read '$B/main.gcno': not a regular file"
 }
 
 @test "a gcov of another GCC is refused before anything runs" {
