@@ -425,6 +425,8 @@ default-profile: $(B)/kpgo workloads $(KSRC)/Makefile
 # instrumented packages installed with apt, the workload, collection at
 # shutdown, ingest, the optimized packages built with that profile, apt
 # install linux-image-pgo, the optimized kernels (.deb and .rpm) booted.
+# E2E_INSTR_ONLY=1: the steps up to the profile; E2E_PROFILE=FILE: the
+# build farm's half from a profile collected before (README).
 # Root only. Settings: E2E_* (see the script), KPGO_ACCEL, JOBS;
 # E2E_INSTR_PKGDIR defaults to PKGDIR. Summary: build/e2e/summary.txt.
 E2E_OUT ?= $(CURDIR)/$(B)/e2e

@@ -91,16 +91,30 @@ value() {
 
 @test "plan: each profile in the repository's profiles-store is the default of the config it is named for" {
     ps=$BATS_TEST_DIRNAME/../../profiles-store
-    for cfg in small debian-cloud; do
-        run kpgo plan "${BASE[@]}" --profiles-store "$ps" --config "$cfg"
-        assert_success
-        name=$(value CONFIG)
-        assert_line "KPGO_PROFILE=$ps/6.1/$name.kpgo"
-        picked+=("$name.kpgo")
-    done
-    # nothing in 6.1/ that no config picks (a profile under a name plan never asks for)
-    for f in "$ps"/6.1/*.kpgo; do
-        [[ " ${picked[*]} " == *" ${f##*/} "* ]] || fail "profiles-store/6.1/${f##*/} is no config's default profile"
+    for dir in "$ps"/*/; do
+        series=$(basename "$dir")
+        [[ $series =~ ^6\.(1|12)$ ]] || fail "profiles-store/$series: not a series kpgo builds"
+        # a source tree and dpkg's status of that series
+        mkdir -p "$W/src-$series"
+        printf 'VERSION = 6\nPATCHLEVEL = %s\nSUBLEVEL = 7\nEXTRAVERSION =\n' "${series#6.}" >"$W/src-$series/Makefile"
+        printf 'Package: linux-source-%s\nStatus: install ok installed\nSource: linux\nVersion: %s.7-1\n\n' \
+            "$series" "$series" >"$W/status-$series"
+        picked=()
+        for cfg in small debian-cloud; do
+            run kpgo plan --src "$W/src-$series" --source-package "linux-source-$series" \
+                --dpkg-status "$W/status-$series" --kconfig-dir "$W/kconfig" \
+                --debian-config-dir "$W/debcfg" --profiles-store "$ps" --config "$cfg"
+            assert_success
+            name=$(value CONFIG)
+            if [ -f "$ps/$series/$name.kpgo" ]; then
+                assert_line "KPGO_PROFILE=$ps/$series/$name.kpgo"
+                picked+=("$name.kpgo")
+            fi
+        done
+        # nothing there that no config picks (a profile under a name plan never asks for)
+        for f in "$ps/$series"/*.kpgo; do
+            [[ " ${picked[*]} " == *" ${f##*/} "* ]] || fail "profiles-store/$series/${f##*/} is no config's default profile"
+        done
     done
 }
 

@@ -59,6 +59,23 @@
 #   install-clang   the guest on v2: `apt install --reinstall linux-image-R`
 #   boot-clang      the Clang kernel: /proc/version names Clang, report ok
 #
+# With E2E_PROFILE=FILE, the build farm's half alone, from a profile the
+# fleet collected before (a .kpgo archive: a spool's, a store's, or
+# profiles-store/'s), for a config whose whole cycle is longer than one
+# sitting (Debian's cloud config on 2 cores: docs/BENCHMARKS.md):
+#
+#   rootfs          as above
+#   profile         FILE, `kpgo store ingest` into a new store, selected for
+#                   the instrumented release its manifest names
+#   build           v2 from it, as above (no HTML report: no instrumented
+#                   headers package to name the objects)
+#   publish         v2's packages in a local repository
+#   install-v2      the image unpacked, the DKMS test module registered,
+#                   `apt install kpgo linux-image-pgo linux-headers-pgo`
+#                   in a chroot, as install-instr does
+#   boot-v2         as above: report ok for FILE, modules, DKMS, workload
+#   boot-rpm-v2     as above
+#
 # Every step appends "STEP STATUS SECONDS DETAIL" to E2E_OUT/summary.txt;
 # the first failing step says why and the run exits 1. Logs and serial
 # consoles are in E2E_OUT.
@@ -73,6 +90,10 @@
 #   E2E_SOURCE=1                0: v2 by `make deb rpm` in this tree
 #   E2E_SRPM=1                  0: no source RPM build
 #   E2E_CLANG=0                 1: the three Clang steps
+#   E2E_PROFILE=                a profile FILE: the farm's half alone (above)
+#   E2E_INSTR_ONLY=0            1: the fleet's half alone, ending after the
+#                               profile step (the profile: the file that
+#                               E2E_OUT/profile.path names)
 #   E2E_TIMEOUT=1200            seconds one boot may take
 #   E2E_SMP=2, E2E_MEM=1024     the guest's CPUs and MiB
 #   E2E_DISK=4G                 the guest's disk (12G for other configs)
@@ -96,6 +117,9 @@ pkgdir=$(readlink -m "${E2E_PKGDIR:-${E2E_INSTR_PKGDIR:-$top/build/packages}}")
 do_source=${E2E_SOURCE:-1}
 do_srpm=${E2E_SRPM:-1}
 do_clang=${E2E_CLANG:-0}
+given_profile=${E2E_PROFILE:-}
+instr_only=${E2E_INSTR_ONLY:-0}
+[ -z "$given_profile" ] || given_profile=$(readlink -f "$given_profile")
 boot_timeout=${E2E_TIMEOUT:-1200}
 smp=${E2E_SMP:-2}
 # room for three kernels and their headers; a distro config's are larger
@@ -355,14 +379,19 @@ make_repo() {
 	(cd "$d" && dpkg-scanpackages -m . >Packages 2>>"$log" && gzip -9kn Packages)
 }
 
-install_instr() {
-	local u hello=$top/tests/kernel/hello-module dkms_note=''
-	step install-instr "apt install kpgo linux-image-pgo-instr linux-headers-$rel_i into the image"
+# prepare_image REPO REL PKG...: the image unpacked into $root, the DKMS
+# test module registered, `apt install PKG...` from repository REPO in a
+# chroot (the packages' real maintainer scripts and kernel hooks), and
+# what they must have done for kernel REL checked; $dkms_note says what
+# DKMS did. Fails the current step.
+prepare_image() {
+	local repo=$1 rel=$2 hello=$top/tests/kernel/hello-module
+	shift 2
+	dkms_note=''
 	[ -x "$bench/wl-syscall" ] || fail "no workload programs in $bench (make workloads)"
 	rm -rf "$root"
 	mkdir -p "$root"
 	tar -xpf "$rootfs_tar" -C "$root" --numeric-owner || fail "cannot unpack $rootfs_tar"
-	make_repo "$out/repo-instr" "$tool" "$img" "$hdr" "$meta"
 	mkdir -p "$root/srv/kpgo-repo"
 	printf 'deb [trusted=yes] file:/srv/kpgo-repo ./\n' \
 		>"$root/etc/apt/sources.list.d/kpgo-e2e.list"
@@ -373,34 +402,29 @@ install_instr() {
 		hn=$(sed -n 's/^PACKAGE_NAME="*\([^"]*\)"*/\1/p' "$hello/dkms.conf")
 		mkdir -p "$root/usr/src/$hn-$hv"
 		cp -r "$hello/." "$root/usr/src/$hn-$hv/"
-		chroot_run "$out/repo-instr" dkms add "$hn/$hv" || fail "dkms add $hn/$hv failed; see $log"
+		chroot_run "$repo" dkms add "$hn/$hv" || fail "dkms add $hn/$hv failed; see $log"
 		dkms_note="; DKMS $hn/$hv registered before"
 	fi
-	chroot_apt "$out/repo-instr" update || fail "apt-get update in the image failed; see $log"
-	chroot_apt "$out/repo-instr" install -y --no-install-recommends kpgo linux-image-pgo-instr \
-		"linux-headers-$rel_i" || fail "apt-get install kpgo linux-image-pgo-instr failed; see $log"
+	chroot_apt "$repo" update || fail "apt-get update in the image failed; see $log"
+	chroot_apt "$repo" install -y --no-install-recommends "$@" ||
+		fail "apt-get install $* failed; see $log"
 
 	# what the packages and the kernel hooks did
-	[ -f "$root/boot/vmlinuz-$rel_i" ] || fail "no /boot/vmlinuz-$rel_i in the image"
-	[ -s "$root/lib/modules/$rel_i/modules.dep" ] || fail "no modules.dep: depmod did not run"
-	[ -s "$root/boot/initrd.img-$rel_i" ] || fail "no /boot/initrd.img-$rel_i: the initramfs hook did not run"
+	[ -f "$root/boot/vmlinuz-$rel" ] || fail "no /boot/vmlinuz-$rel in the image"
+	[ -s "$root/lib/modules/$rel/modules.dep" ] || fail "no modules.dep: depmod did not run"
+	[ -s "$root/boot/initrd.img-$rel" ] || fail "no /boot/initrd.img-$rel: the initramfs hook did not run"
 	if [ -n "$dkms_note" ]; then
-		ls "$root/lib/modules/$rel_i/updates/dkms/"*.ko >/dev/null 2>&1 ||
-			fail "DKMS did not build $hn for $rel_i at installation (see $log)"
-		dkms_note+=", built for $rel_i at installation"
+		ls "$root/lib/modules/$rel/updates/dkms/"*.ko* >/dev/null 2>&1 ||
+			fail "DKMS did not build $hn for $rel at installation (see $log)"
+		dkms_note+=", built for $rel at installation"
 	fi
-	for u in multi-user.target.wants/kpgo-collect.service timers.target.wants/kpgo-collect.timer \
-		timers.target.wants/kpgo-upload.timer; do
-		[ -L "$root/etc/systemd/system/$u" ] ||
-			fail "${u#*/} not enabled: the kpgo kernel hook did not prepare collection"
-	done
-	[ -d "$root/var/lib/kpgo/profiles" ] || fail "no spool /var/lib/kpgo/profiles"
+}
 
-	# as an operator would: the machine's workload label, in every profile
-	printf '\n# tests/e2e\nKPGO_WORKLOAD=e2e-train\n' >>"$root/etc/default/kpgo"
-	chroot "$root" kpgo spool config >>"$log" 2>&1 || fail "kpgo spool config: bad settings; see $log"
-
-	# the test's own parts: the guest step service, workload, console output
+# finish_image REL: the test's own parts (the guest step service, the
+# workload, console output) into $root, kernel REL and its initramfs into
+# $out/boot, and the guest's disk image made of $root.
+finish_image() {
+	local rel=$1
 	install -d "$root/usr/local/lib/kpgo-e2e" "$root/etc/systemd/system/kpgo-collect.service.d"
 	install -m 0755 "$here/guest/guest" "$here/guest/workload" "$bench"/wl-* \
 		"$root/usr/local/lib/kpgo-e2e/"
@@ -411,22 +435,51 @@ install_instr() {
 		"$root/etc/systemd/system/kpgo-collect.service.d/e2e-console.conf"
 
 	mkdir -p "$out/boot"
-	cp "$root/boot/vmlinuz-$rel_i" "$root/boot/initrd.img-$rel_i" "$out/boot/"
+	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$out/boot/"
 	run mkfs.ext4 -q -F -L kpgo-e2e -d "$root" "$disk" "$disk_size" || fail "mkfs.ext4 -d failed; see $log"
 	[ -n "${E2E_KEEP:-}" ] || rm -rf "$root"
+}
+
+install_instr() {
+	local u
+	step install-instr "apt install kpgo linux-image-pgo-instr linux-headers-$rel_i into the image"
+	make_repo "$out/repo-instr" "$tool" "$img" "$hdr" "$meta"
+	prepare_image "$out/repo-instr" "$rel_i" kpgo linux-image-pgo-instr "linux-headers-$rel_i"
+	for u in multi-user.target.wants/kpgo-collect.service timers.target.wants/kpgo-collect.timer \
+		timers.target.wants/kpgo-upload.timer; do
+		[ -L "$root/etc/systemd/system/$u" ] ||
+			fail "${u#*/} not enabled: the kpgo kernel hook did not prepare collection"
+	done
+	[ -d "$root/var/lib/kpgo/profiles" ] || fail "no spool /var/lib/kpgo/profiles"
+
+	# as an operator would: the machine's workload label, in every profile
+	printf '\n# tests/e2e\nKPGO_WORKLOAD=e2e-train\n' >>"$root/etc/default/kpgo"
+	chroot "$root" kpgo spool config >>"$log" 2>&1 || fail "kpgo spool config: bad settings; see $log"
+	finish_image "$rel_i"
 	ok "$rel_i installed by apt with its initramfs, collection enabled by the kernel hook$dkms_note; $(du -m "$disk" | cut -f1) MiB used"
 }
 
+# (E2E_PROFILE) v2 installed by apt into a fresh image, as on a machine
+# that had none of kpgo's kernels before.
+install_v2() {
+	step install-v2 "apt install kpgo linux-image-pgo linux-headers-pgo into the image"
+	prepare_image "$out/repo" "$rel_v2" kpgo linux-image-pgo linux-headers-pgo
+	finish_image "$rel_v2"
+	probe_accel "$rel_v2"
+	ok "$rel_v2 installed by apt with its initramfs$dkms_note; $(du -m "$disk" | cut -f1) MiB used"
+}
+
+# probe_accel REL: KVM if a guest really boots with it (kernel REL), else TCG.
 probe_accel() {
 	mkdir -p "$out/probe"
 	printf '' | cpio -o -H newc --quiet 2>/dev/null | gzip >"$out/probe/initrd.gz"
-	accel=$(kpgo_qemu_accel "$cache" "$out/boot/vmlinuz-$rel_i" "$out/probe/initrd.gz")
+	accel=$(kpgo_qemu_accel "$cache" "$out/boot/vmlinuz-$1" "$out/probe/initrd.gz")
 }
 
 train() {
 	local n
 	step train "the workload on the instrumented kernel, collected at shutdown"
-	probe_accel
+	probe_accel "$rel_i"
 	boot train "$rel_i" train
 	[ "$(guest_says 'module gcov: ' train)" = "dummy.gcda kept after rmmod" ] ||
 		fail "the unloaded module's gcov data did not stay: $(guest_says 'module gcov: ' train)"
@@ -434,6 +487,20 @@ train() {
 	n=${#profiles[@]}
 	[ "$n" -ge 1 ] || fail "no profile in the guest's spool /var/lib/kpgo/profiles after shutdown (console: $out/console-train.log)"
 	ok "$accel; modules from the package: $(guest_says 'modules: ' train | wc -w), dummy loaded and unloaded; $n profile(s) spooled at shutdown; $(workload_line train)$(units_note)"
+}
+
+# ingest_select: the profiles of $out/drop into a new store ($store), as
+# a farm ingests uploads, and the one a build of release $rel_i selects:
+# $sel, its sha256 in $profile_sha, its path in $out/profile.path.
+ingest_select() {
+	run "$kpgo" store --store "$store" ingest "$out/drop" || fail "kpgo store ingest failed; see $log"
+	if compgen -G "$out/drop/rejected/*.reason" >/dev/null; then
+		fail "kpgo store ingest rejected: $(cat "$out/drop/rejected"/*.reason)"
+	fi
+	sel=$("$kpgo" store --store "$store" select --release "$rel_i" --cc gcc 2>>"$log") ||
+		fail "kpgo store select --release $rel_i found no profile; see $log"
+	profile_sha=$(sha256sum <"$sel" | cut -d' ' -f1)
+	printf '%s\n' "$sel" >"$out/profile.path"
 }
 
 profile() {
@@ -445,14 +512,7 @@ profile() {
 		guest_get "/var/lib/kpgo/profiles/$p" "$out/drop/$p" || fail "cannot read $p out of the disk image"
 	done
 	run "$kpgo" info "$out/drop/${profiles[0]}" || fail "kpgo info: not a valid profile; see $log"
-	run "$kpgo" store --store "$store" ingest "$out/drop" || fail "kpgo store ingest failed; see $log"
-	if compgen -G "$out/drop/rejected/*.reason" >/dev/null; then
-		fail "kpgo store ingest rejected: $(cat "$out/drop/rejected"/*.reason)"
-	fi
-	sel=$("$kpgo" store --store "$store" select --release "$rel_i" --cc gcc 2>>"$log") ||
-		fail "kpgo store select --release $rel_i found no profile; see $log"
-	profile_sha=$(sha256sum <"$sel" | cut -d' ' -f1)
-	printf '%s\n' "$sel" >"$out/profile.path"
+	ingest_select
 	"$kpgo" info "$sel" >"$out/profile-info.txt" 2>&1 || fail "kpgo info '$sel' failed"
 	[ "$(info_value KERNEL_RELEASE)" = "$rel_i" ] ||
 		fail "the profile is of kernel $(info_value KERNEL_RELEASE), not $rel_i"
@@ -464,6 +524,21 @@ profile() {
 	grep -qx 'gcda/drivers/net/dummy\.gcda' "$out/profile-files.txt" ||
 		fail "the profile has no gcda/drivers/net/dummy.gcda (the module unloaded before collection)"
 	ok "$(basename "$sel"): $(info_value KERNEL_RELEASE), $(info_value OBJECTS) objects (the unloaded module's among them), $(info_value FUNCTIONS) functions, workload $(info_value WORKLOAD), $(info_value MERGED_PROFILES) profile(s), sha256 ${profile_sha:0:16}"
+}
+
+# (E2E_PROFILE) the given profile into a new store, selected for the
+# instrumented release it names, as a farm's build selects it.
+profile_given() {
+	local sel
+	step profile "$given_profile into a store"
+	rm -rf "$out/drop" "$store"
+	mkdir -p "$out/drop"
+	cp "$given_profile" "$out/drop/" || fail "cannot copy $given_profile"
+	"$kpgo" info "$given_profile" >"$out/profile-info.txt" 2>&1 ||
+		fail "kpgo info: '$given_profile' is not a valid profile: $(head -1 "$out/profile-info.txt")"
+	rel_i=$(info_value KERNEL_RELEASE)
+	ingest_select
+	ok "$(basename "$given_profile"): $rel_i, $(info_value OBJECTS) objects, $(info_value FUNCTIONS) functions, workload $(info_value WORKLOAD), sha256 ${profile_sha:0:16}"
 }
 
 # info_value KEY: KEY's value in the selected profile's manifest.
@@ -517,7 +592,7 @@ boot_rpm() {
 }
 
 build_v2() {
-	local dsc srpm kopt=() rdef=()
+	local dsc srpm kopt=() rdef=() html_note
 	step build "v2 from this run's profile: $([ "$do_source" = 1 ] && echo "source packages built as a farm does" || echo "make deb rpm")"
 	v2dir=$out/packages
 	rm -rf "$v2dir" "$out/source"
@@ -552,14 +627,18 @@ build_v2() {
 	[ -n "$v2_img" ] || fail "no linux-image-*-pgo package in $v2dir"
 	rel_v2=$(dpkg-deb -f "$v2_img" Package | sed 's/^linux-image-//')
 	! $v1 || [ "$rel_v2" != "$rel_v1" ] || fail "v2 has v1's release $rel_v1: a new profile must make a new release"
+	rm -rf "$out/headers-instr" "$out/v2-image"
+	dpkg-deb -x "$v2_img" "$out/v2-image" || fail "cannot unpack $v2_img"
 	# the profile as people read it: names from the instrumented headers
 	# package's .gcno files, and what v2's build applied
-	rm -rf "$out/headers-instr" "$out/v2-image"
-	dpkg-deb -x "$hdr" "$out/headers-instr" || fail "cannot unpack $hdr"
-	dpkg-deb -x "$v2_img" "$out/v2-image" || fail "cannot unpack $v2_img"
-	run "$kpgo" info --html "$out/profile.html" --objtree "$out/headers-instr/usr/src/linux-headers-$rel_i" \
-		--pgo-report "$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report" "$(cat "$out/profile.path")" ||
-		fail "kpgo info --html of the collected profile failed; see $log"
+	html_note=''
+	if [ -n "${hdr:-}" ]; then
+		html_note="; the profile's report: $out/profile.html"
+		dpkg-deb -x "$hdr" "$out/headers-instr" || fail "cannot unpack $hdr"
+		run "$kpgo" info --html "$out/profile.html" --objtree "$out/headers-instr/usr/src/linux-headers-$rel_i" \
+			--pgo-report "$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report" "$(cat "$out/profile.path")" ||
+			fail "kpgo info --html of the collected profile failed; see $log"
+	fi
 	[ -s "$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report.html" ] ||
 		fail "v2's package has no pgo-report.html"
 	# the profile came from the store: its report says what the store's
@@ -567,14 +646,16 @@ build_v2() {
 	grep -q '^profile policy: ok ([0-9]* days old, 0 releases behind; the store.s policy accepted it)$' \
 		"$out/v2-image/usr/share/doc/linux-image-$rel_v2/pgo-report" ||
 		fail "v2's pgo-report does not say what the store's freshness policy said of its profile"
-	ok "$rel_v2, $(dpkg-deb -f "$v2_img" Version): $(find "$v2dir" -name '*.deb' | wc -l) .deb, $(find "$v2dir" -name '*.rpm' | wc -l) .rpm in $v2dir; the profile's report: $out/profile.html"
+	ok "$rel_v2, $(dpkg-deb -f "$v2_img" Version): $(find "$v2dir" -name '*.deb' | wc -l) .deb, $(find "$v2dir" -name '*.rpm' | wc -l) .rpm in $v2dir$html_note"
 }
 
 publish() {
 	local debs
 	step publish "a local apt repository of every package"
 	# the instrumented packages and v1 first: v2's files of the same name replace them
-	mapfile -t debs < <(find "$pkgdir" "$v2dir" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' |
+	local dirs=("$pkgdir" "$v2dir")
+	[ -z "$given_profile" ] || dirs=("$v2dir")
+	mapfile -t debs < <(find "${dirs[@]}" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' |
 		awk -F/ '{ k[$NF] = $0 } END { for (n in k) print k[n] }' | sort)
 	make_repo "$out/repo" "${debs[@]}" || fail "cannot make the repository in $out/repo"
 	grep -q '^Package: linux-image-pgo$' "$out/repo/Packages" || fail "the repository has no linux-image-pgo"
@@ -666,6 +747,10 @@ for t in qemu-system-x86_64 mkfs.ext4 debugfs dpkg-scanpackages rpm2cpio rpmbuil
 	command -v "$t" >/dev/null || { note "'$t' not found (tests/install-deps.sh installs it)"; exit 1; }
 done
 [ -x "$kpgo" ] || { note "no $kpgo (make)"; exit 1; }
+if [ -n "$given_profile" ] && ! why=$("$kpgo" info "$given_profile" 2>&1 >/dev/null); then
+	note "E2E_PROFILE: ${why#kpgo: }"
+	exit 1
+fi
 rm -rf "${out:?}/probe" "${out:?}/profile.path" "${out:?}"/console-*.log "${out:?}"/guest-*.txt "${out:?}/boot" \
 	"${out:?}/rpm" "$root"
 mkdir -p "$out"
@@ -674,11 +759,25 @@ mkdir -p "$out"
 trap on_exit EXIT
 note "summary: $summary, log: $log"
 
+if [ -n "$given_profile" ]; then
+	make_rootfs
+	profile_given
+	hdr=''
+	build_v2
+	publish
+	install_v2
+	boot_v2
+	if [ -n "$(find "$v2dir" -maxdepth 1 -name 'kernel-pgo-*.x86_64.rpm' | head -1)" ]; then
+		boot_rpm v2 "$v2dir" "$rel_v2"
+	fi
+	exit 0
+fi
 instr_packages
 make_rootfs
 install_instr
 train
 profile
+[ "$instr_only" != 1 ] || exit 0
 if $v1; then
 	install_v1
 	boot_v1
