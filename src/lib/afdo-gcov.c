@@ -195,6 +195,13 @@ struct converter {
 	struct kpgo_strlist pending; /* objects paired, for gcov */
 };
 
+/* @c->err: notes file @rel could not be read (@r, as kpgo_gcno_read_fd's). */
+static int gcno_read_error(struct converter *c, const char *rel, int r)
+{
+	return kpgo_error_set(c->err, r, "cannot read '%s/%s': %s", c->gcno_abs, rel,
+			      r == -EISDIR ? "not a regular file" : strerror(-r));
+}
+
 /*
  * @g against the notes file open on @fd (@rel, of another compilation: the
  * stamps differ). GCC's function ident and its checksums (of the control
@@ -220,8 +227,7 @@ static int keep_same_code(struct converter *c, int fd, const char *rel, const st
 	kpgo_gcno_init(&n);
 	r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : kpgo_gcno_read_fd(fd, &raw);
 	if (r) {
-		r = kpgo_error_set(c->err, r, "cannot read '%s/%s': %s", c->gcno_abs, rel,
-				   r == -EISDIR ? "not a regular file" : strerror(-r));
+		r = gcno_read_error(c, rel, r);
 		goto out;
 	}
 	r = kpgo_gcno_parse(raw.buf, raw.len, &n, c->err);
@@ -272,7 +278,6 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 {
 	struct strbuf rel = STRBUF_INIT, link = STRBUF_INIT, data = STRBUF_INIT;
 	struct kpgo_gcda same;
-	struct stat st;
 	unsigned char hdr[12];
 	const char *slash, *name;
 	uint32_t magic, version, stamp;
@@ -297,10 +302,9 @@ static int pair_object(struct converter *c, const char *path, const struct kpgo_
 				   strerror(-r));
 		goto out;
 	}
-	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EISDIR;
+	r = kpgo_gcno_regular_fd(fd);
 	if (r) {
-		r = kpgo_error_set(c->err, r, "cannot read '%s/%s': %s", c->gcno_abs, rel.buf,
-				   r == -EISDIR ? "not a regular file" : strerror(-r));
+		r = gcno_read_error(c, rel.buf, r);
 		goto out;
 	}
 	n = read(fd, hdr, sizeof(hdr));

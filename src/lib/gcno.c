@@ -221,14 +221,21 @@ static int parse(const unsigned char *d, size_t len, struct kpgo_gcno *g, struct
 	return 0;
 }
 
-int kpgo_gcno_read_fd(int fd, struct strbuf *buf)
+int kpgo_gcno_regular_fd(int fd)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EISDIR;
+	return S_ISREG(st.st_mode) ? 0 : -EISDIR;
+}
+
+int kpgo_gcno_read_fd(int fd, struct strbuf *buf)
+{
+	int r = kpgo_gcno_regular_fd(fd);
+
+	if (r)
+		return r;
 	strbuf_reset(buf);
 	return kpgo_read_fd(fd, buf, KPGO_GCNO_FILE_MAX);
 }

@@ -95,6 +95,12 @@ void kpgo_gcno_release(struct kpgo_gcno *g);
 int kpgo_gcno_parse(const void *data, size_t len, struct kpgo_gcno *g, struct kpgo_error *err);
 
 /*
+ * Whether @fd is open on a regular file, as a notes file must be: 0,
+ * -EISDIR when it is not (a directory, a fifo, a device), or -errno.
+ */
+int kpgo_gcno_regular_fd(int fd);
+
+/*
  * Reads the notes file open on @fd, from where it stands, into @buf (reset
  * first): 0, -EISDIR when it is not a regular file (a directory, a fifo, a
  * device), -EFBIG past KPGO_GCNO_FILE_MAX, or another negative errno.

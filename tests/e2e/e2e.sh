@@ -762,37 +762,33 @@ note "summary: $summary, log: $log"
 if [ -n "$given_profile" ]; then
 	make_rootfs
 	profile_given
-	hdr=''
-	build_v2
-	publish
-	install_v2
-	boot_v2
-	if [ -n "$(find "$v2dir" -maxdepth 1 -name 'kernel-pgo-*.x86_64.rpm' | head -1)" ]; then
-		boot_rpm v2 "$v2dir" "$rel_v2"
-	fi
-	exit 0
-fi
-instr_packages
-make_rootfs
-install_instr
-train
-profile
-[ "$instr_only" != 1 ] || exit 0
-if $v1; then
-	install_v1
-	boot_v1
-	if [ -n "$(find "$pkgdir" -maxdepth 1 -name 'kernel-pgo-*.x86_64.rpm' | head -1)" ]; then
-		boot_rpm v1 "$pkgdir" "$rel_v1"
+else
+	instr_packages
+	make_rootfs
+	install_instr
+	train
+	profile
+	[ "$instr_only" != 1 ] || exit 0
+	if $v1; then
+		install_v1
+		boot_v1
+		if [ -n "$(find "$pkgdir" -maxdepth 1 -name 'kernel-pgo-*.x86_64.rpm' | head -1)" ]; then
+			boot_rpm v1 "$pkgdir" "$rel_v1"
+		fi
 	fi
 fi
 build_v2
 publish
-upgrade
+if [ -n "$given_profile" ]; then
+	install_v2
+else
+	upgrade
+fi
 boot_v2
 if [ -n "$(find "$v2dir" -maxdepth 1 -name 'kernel-pgo-*.x86_64.rpm' | head -1)" ]; then
 	boot_rpm v2 "$v2dir" "$rel_v2"
 fi
-if [ "$do_clang" = 1 ]; then
+if [ "$do_clang" = 1 ] && [ -z "$given_profile" ]; then
 	build_clang
 	install_clang
 	boot_clang
